@@ -1,0 +1,99 @@
+/**
+ * One error class and one table of stable codes. Tests and callers branch on `code`,
+ * never on message text. `docs/errors.md` documents every code in this table; a unit test
+ * keeps the two in step.
+ */
+
+export const RPC_ERROR_CODES = {
+  EAGENTRPC_TIMEOUT: { retriable: true, summary: 'No final response arrived before the deadline.' },
+  EAGENTRPC_ABANDONED: { retriable: true, summary: 'The caller stopped waiting: its node closed or the call was cancelled.' },
+  EAGENTRPC_BUSY: { retriable: true, summary: 'A capacity limit was reached (pending registry, transport backlog); nothing was sent.' },
+  EAGENTRPC_NO_PEER: { retriable: false, summary: 'The peer table has no entry for the target agent.' },
+  EAGENTRPC_NO_TRANSPORT: { retriable: false, summary: "The peer's transport kind is not loaded on this node." },
+  EAGENTRPC_PERMISSION_DENIED: { retriable: false, summary: 'The permission list denies this call; nothing was sent.' },
+  EAGENTRPC_UNKNOWN_CAPABILITY: { retriable: false, summary: 'The target agent has no handler for the capability.' },
+  EAGENTRPC_HANDLER_FAILED: { retriable: false, summary: 'The handler threw an error that carried no code of its own.' },
+  EAGENTRPC_DEADLINE_EXCEEDED: { retriable: false, summary: 'The request reached the target after its deadline and was not dispatched.' },
+  EAGENTRPC_TENANT_MISMATCH: { retriable: false, summary: "The envelope's tenantId does not match the receiving bus scope." },
+  EAGENTRPC_AUTH_REJECTED: { retriable: false, summary: 'The receiver could not verify the identity carried by the envelope.' },
+  EAGENTRPC_INVALID_ENVELOPE: { retriable: false, summary: 'Bytes could not be decoded as an AgentRpcEnvelope v1.' },
+  EAGENTRPC_INVALID_RESPONSE: { retriable: false, summary: 'A response envelope carried a payload that is not a result object.' },
+  EAGENTRPC_TRANSPORT_CLOSED: { retriable: true, summary: 'The transport was closed before or while the operation ran.' },
+  EAGENTRPC_PUBLISH_FAILED: { retriable: true, summary: 'The transport could not publish the envelope.' },
+} as const satisfies Record<string, { retriable: boolean; summary: string }>;
+
+export type RpcErrorCode = keyof typeof RPC_ERROR_CODES;
+
+/** The form an error takes inside a response envelope: data, never a stack trace. */
+export interface WireError {
+  code: string;
+  message: string;
+  retriable: boolean;
+  details?: Record<string, unknown>;
+}
+
+export interface RpcErrorOptions {
+  retriable?: boolean;
+  cause?: unknown;
+  details?: Record<string, unknown>;
+}
+
+function isKnownCode(code: string): code is RpcErrorCode {
+  return Object.hasOwn(RPC_ERROR_CODES, code);
+}
+
+/**
+ * `code` is one of RPC_ERROR_CODES for the runtime's own failures, or an application code
+ * a handler chose (e.g. `PR_NOT_FOUND`); application codes cross the wire verbatim.
+ */
+export class RpcError extends Error {
+  readonly code: string;
+  readonly retriable: boolean;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: RpcErrorCode | (string & {}), message: string, options: RpcErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'RpcError';
+    this.code = code;
+    this.retriable = options.retriable ?? (isKnownCode(code) ? RPC_ERROR_CODES[code].retriable : false);
+    this.details = options.details;
+  }
+
+  toWire(): WireError {
+    const wire: WireError = { code: this.code, message: this.message, retriable: this.retriable };
+    if (this.details !== undefined) wire.details = this.details;
+    return wire;
+  }
+
+  static fromWire(wire: WireError): RpcError {
+    return new RpcError(wire.code, wire.message, { retriable: wire.retriable, details: wire.details });
+  }
+}
+
+/**
+ * Turns anything a handler threw into an RpcError. Errors that carry a string `code`
+ * (RpcError or an application error shaped like one) keep it; everything else becomes
+ * EAGENTRPC_HANDLER_FAILED with the original kept as `cause` locally (never sent).
+ */
+export function toRpcError(thrown: unknown): RpcError {
+  if (thrown instanceof RpcError) return thrown;
+  if (thrown instanceof Error) {
+    const code = (thrown as { code?: unknown }).code;
+    if (typeof code === 'string' && code.length > 0) {
+      return new RpcError(code, thrown.message, { cause: thrown });
+    }
+    return new RpcError('EAGENTRPC_HANDLER_FAILED', thrown.message, { cause: thrown });
+  }
+  return new RpcError('EAGENTRPC_HANDLER_FAILED', String(thrown));
+}
+
+export function isWireError(value: unknown): value is WireError {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (
+    typeof v.code === 'string' &&
+    typeof v.message === 'string' &&
+    typeof v.retriable === 'boolean' &&
+    (v.details === undefined || (typeof v.details === 'object' && v.details !== null && !Array.isArray(v.details)))
+  );
+}

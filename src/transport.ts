@@ -1,0 +1,120 @@
+/**
+ * The one interface every transport implements. A transport moves bytes between topics;
+ * it never decodes envelopes for routing, checks auth or dedupes — the inbox does that,
+ * the same way for every transport.
+ *
+ * How the different kinds fit without special cases in the core:
+ * - Brokers (NATS, Kafka): `publish` sends to a subject/topic; `subscribe` consumes it,
+ *   fanned out or shared by a group; ack/nack map to commits / JetStream acks.
+ * - In-process (memory): the same, inside one process.
+ * - Request/response adapters (HTTP remote nodes): `publish` of a request starts the
+ *   remote call (create a session, poll it); when it completes the adapter delivers a
+ *   response envelope to the local subscribers of the request's `replyTo` topic. From
+ *   the core's point of view a reply simply arrives on its reply topic. Such a transport
+ *   declares `traits.remoteSubscribe: false`.
+ */
+
+export const TRANSPORT_KINDS = ['memory', 'nats', 'kafka', 'http'] as const;
+export type TransportKind = (typeof TRANSPORT_KINDS)[number];
+
+export interface OutboundMessage {
+  /** Encoded envelope. */
+  readonly body: Uint8Array;
+  /** Ordering key: transports with `orderedByKey` keep publish order per key (Kafka partition key). */
+  readonly key?: string;
+  /** Publisher-side identity for broker dedupe of publish retries (e.g. `Nats-Msg-Id`). */
+  readonly messageId?: string;
+}
+
+/** Where a delivery came from: kept in DLQ records and logs. */
+export interface DeliveryCoordinates {
+  readonly topic: string;
+  readonly partition?: number;
+  readonly offset?: string;
+  /** The transport's own identity of this message (stable across redeliveries). */
+  readonly deliveryId: string;
+}
+
+export interface Delivery {
+  readonly body: Uint8Array;
+  readonly key: string | undefined;
+  readonly coordinates: DeliveryCoordinates;
+  /** 1 on first delivery, +1 on every redelivery the transport knows about. */
+  readonly attempt: number;
+  /** Processing finished; the transport may forget the message (commit, ack). Idempotent. */
+  ack(): void;
+  /**
+   * Processing failed; deliver again (after `delayMs` if given) where the transport
+   * supports redelivery (`traits.redelivery`). Idempotent; ack after nack is ignored.
+   */
+  nack(options?: { delayMs?: number }): void;
+}
+
+/**
+ * Called once per delivery and never awaited by the transport: completion is signalled
+ * with `ack()`/`nack()`, which also frees the subscription's in-flight slot.
+ */
+export type DeliveryHandler = (delivery: Delivery) => void;
+
+export interface SubscribeOptions {
+  /** Shared delivery: subscribers with the same group split the messages. Omitted: fan-out. */
+  readonly group?: string;
+  /**
+   * Deliveries handed to the handler and not yet settled. At the limit the transport stops
+   * consuming and resumes when one settles. Default: the transport's own (documented) value.
+   */
+  readonly maxInflight?: number;
+}
+
+export interface Subscription {
+  readonly topic: string;
+  /** Stop receiving. Deliveries already handed out may still be settled. */
+  close(): Promise<void>;
+}
+
+export interface TransportTraits {
+  /** `nack()` makes the transport deliver the message again. */
+  readonly redelivery: boolean;
+  /** Messages with the same key reach the handler in publish order. */
+  readonly orderedByKey: boolean;
+  /** Messages published while nobody subscribes are kept for the first subscriber (group). */
+  readonly retainsUnconsumed: boolean;
+  /** `subscribe` consumes what other processes publish (false for request/response adapters). */
+  readonly remoteSubscribe: boolean;
+}
+
+/** Identity the transport itself established (mTLS subject, SASL user, ...). */
+export interface TransportIdentity {
+  readonly subject: string;
+  readonly mechanism: string;
+}
+
+export interface RpcTransport {
+  readonly kind: TransportKind;
+  readonly traits: TransportTraits;
+  /** Idempotent. Resolves when publish and subscribe can be used. */
+  connect(): Promise<void>;
+  /**
+   * Resolves once the transport has taken responsibility for the message (broker ack where
+   * there is one). Rejects with an RpcError (`EAGENTRPC_TRANSPORT_CLOSED`,
+   * `EAGENTRPC_PUBLISH_FAILED`, `EAGENTRPC_BUSY`) — never loses a message silently.
+   */
+  publish(topic: string, message: OutboundMessage): Promise<void>;
+  subscribe(topic: string, handler: DeliveryHandler, options?: SubscribeOptions): Promise<Subscription>;
+  /** Stops every subscription, then rejects further publishes. Idempotent. */
+  close(): Promise<void>;
+  /** Optional transport-level identity for a delivery, consulted by the inbox's auth step. */
+  validateAuth?(delivery: Delivery): TransportIdentity | undefined;
+}
+
+/** `memory://agents.a.responses` → `{kind: 'memory', topic: 'agents.a.responses'}`. */
+export function formatReplyTo(kind: TransportKind, topic: string): string {
+  return `${kind}://${topic}`;
+}
+
+export function parseReplyTo(replyTo: string): { scheme: string; topic: string } | undefined {
+  const at = replyTo.indexOf('://');
+  if (at <= 0) return undefined;
+  const topic = replyTo.slice(at + 3);
+  return topic.length === 0 ? undefined : { scheme: replyTo.slice(0, at), topic };
+}
