@@ -1,0 +1,58 @@
+/** The public API of agent-rpc. Transports live in their own subpath exports (`agent-rpc/memory`, ...). */
+export { AgentNode, type AgentNodeOptions } from './rpc/agent-node.js';
+export type { RequestAgentOptions } from './rpc/request-agent.js';
+export { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from './rpc/request-agent.js';
+export { CALL_MODES, CALL_STATUSES, type CallMode, type CallResult, type CallStatus } from './rpc/call-result.js';
+export type { Handler, HandlerContext, HandlerResult, RespondOptions } from './rpc/handler.js';
+export type { LocalBusEventName, LocalBusEvents } from './rpc/local-bus.js';
+export type { NodeLimits } from './rpc/node-core.js';
+export { PeerTable, normalizeAgentUri, type PeerEntry, type PeerRoute } from './rpc/peer-table.js';
+export { compilePermissions, requestPermissionKey, type PermissionRules } from './rpc/permissions.js';
+export { PendingRegistry, type PendingCall, type PendingOutcome } from './rpc/pending-registry.js';
+export { defaultAgentTopics, type AgentTopics } from './rpc/topics.js';
+export type { ResponsePayload } from './rpc/response-payload.js';
+
+export { RpcError, RPC_ERROR_CODES, toRpcError, type RpcErrorCode, type WireError } from './errors.js';
+export {
+  TRANSPORT_KINDS,
+  formatReplyTo,
+  parseReplyTo,
+  type Delivery,
+  type DeliveryCoordinates,
+  type DeliveryHandler,
+  type OutboundMessage,
+  type RpcTransport,
+  type SubscribeOptions,
+  type Subscription,
+  type TransportIdentity,
+  type TransportKind,
+  type TransportTraits,
+} from './transport.js';
+
+export {
+  ENVELOPE_VERSION,
+  DECODE_FAILURE_REASONS,
+  agentUri,
+  agentIdOf,
+  canonicalizeForSigning,
+  decodeEnvelope,
+  encodeEnvelope,
+  newCorrelationId,
+  newMessageId,
+  type AgentRpcEnvelope,
+  type DecodeFailureReason,
+  type DecodeResult,
+  type EnvelopeAuth,
+  type EnvelopeKind,
+} from './envelope/index.js';
+
+export { internalAuth } from './auth/internal-provider.js';
+export type { AuthProvider, AuthVerdict, VerifyContext } from './auth/provider.js';
+export { DLQ_KINDS, type DlqKind, type DlqRecord, type DlqSink, type DlqFilter } from './dlq/record.js';
+export { MemoryDlqSink } from './dlq/memory-sink.js';
+export { JsonlDlqSink, type JsonlDlqSinkOptions } from './dlq/jsonl-file-sink.js';
+export type { IdempotencyStore, ClaimResult, StoredReply } from './idempotency/store.js';
+export { MemoryIdempotencyStore, type MemoryIdempotencyStoreOptions } from './idempotency/memory-store.js';
+export { silentLogger, type Logger, type LogLevel } from './observability/logger.js';
+export { noMetrics, type RpcMetrics } from './observability/metrics.js';
+export { systemClock, type Clock } from './clock.js';

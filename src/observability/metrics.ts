@@ -1,0 +1,27 @@
+/**
+ * What the runtime reports, as one method per event with typed arguments. Adapters
+ * (prom-client, OpenTelemetry) implement the methods they care about; the default is
+ * empty, so nothing is formatted or allocated for metrics unless someone listens.
+ */
+
+import type { CallStatus } from '../rpc/call-result.js';
+import type { DlqKind } from '../dlq/record.js';
+
+export interface RpcMetrics {
+  /** A requestAgent call settled (caller side). */
+  callCompleted?(capability: string, status: CallStatus, latencyMs: number): void;
+  /** A handler finished (receiver side). */
+  handlerCompleted?(capability: string, ok: boolean, durationMs: number): void;
+  /** Pending registry size changed. */
+  pendingChanged?(size: number): void;
+  /** A message was written to the DLQ. */
+  dlqRecorded?(kind: DlqKind, reason: string): void;
+  /** A redelivered or duplicated message was recognised and not dispatched again. */
+  duplicateSkipped?(capability: string): void;
+  /** A response arrived for no waiting call (late, duplicate or foreign). */
+  unmatchedResponse?(capability: string): void;
+  /** A delivery was handed back to the transport for redelivery. */
+  redeliveryRequested?(capability: string, attempt: number): void;
+}
+
+export const noMetrics: RpcMetrics = {};

@@ -1,0 +1,186 @@
+import type { AuthProvider } from '../auth/provider.js';
+import { internalAuth } from '../auth/internal-provider.js';
+import { systemClock, type Clock } from '../clock.js';
+import { MemoryDlqSink } from '../dlq/memory-sink.js';
+import type { DlqSink } from '../dlq/record.js';
+import { agentUri } from '../envelope/index.js';
+import { MemoryIdempotencyStore } from '../idempotency/memory-store.js';
+import type { IdempotencyStore } from '../idempotency/store.js';
+import { silentLogger, type Logger } from '../observability/logger.js';
+import { noMetrics, type RpcMetrics } from '../observability/metrics.js';
+import type { RpcTransport, Subscription, TransportKind } from '../transport.js';
+import type { CallResult } from './call-result.js';
+import type { Handler } from './handler.js';
+import { Inbox } from './inbox.js';
+import { LocalBus, type LocalBusEventName, type LocalBusEvents } from './local-bus.js';
+import type { NodeCore, NodeLimits } from './node-core.js';
+import { PeerTable, type PeerEntry } from './peer-table.js';
+import { PendingRegistry } from './pending-registry.js';
+import { compilePermissions, type PermissionRules } from './permissions.js';
+import { requestAgent, type RequestAgentOptions } from './request-agent.js';
+import { defaultAgentTopics, type AgentTopics } from './topics.js';
+
+export interface AgentNodeOptions {
+  /** The agent's id; it is addressed as `agent://<id>`. */
+  readonly id: string;
+  /** Transports this node listens and sends on; the node owns them and closes them. */
+  readonly transports: readonly RpcTransport[];
+  readonly peers?: PeerTable | readonly PeerEntry[];
+  readonly permissions?: PermissionRules;
+  /** Bus scope: only envelopes of this tenant are accepted; topics are tenant-scoped. */
+  readonly tenantId?: string;
+  readonly topics?: Partial<AgentTopics>;
+  /** Default provider for signing and verifying; peers may have their own. Default `internal`. */
+  readonly auth?: AuthProvider;
+  readonly dlq?: DlqSink;
+  readonly idempotency?: IdempotencyStore;
+  readonly limits?: Partial<NodeLimits> & { readonly pendingCapacity?: number; readonly maxInflight?: number };
+  /** How long `close()` waits for running handlers. Default 10,000 ms. */
+  readonly drainTimeoutMs?: number;
+  readonly logger?: Logger;
+  readonly metrics?: RpcMetrics;
+  readonly clock?: Clock;
+}
+
+const DEFAULT_LIMITS: NodeLimits = {
+  maxBytes: 1024 * 1024,
+  maxDepth: 64,
+  maxDeliveryAttempts: 3,
+  retryDelayMs: 100,
+  dedupeTtlMs: 60 * 60 * 1000,
+};
+
+/**
+ * One agent: it serves capabilities through its inbox and calls peers by capability.
+ * Create it, register handlers with `handle`, then `start()`; `close()` stops consuming,
+ * waits for running handlers, settles waiting calls as abandoned and closes the transports.
+ */
+export class AgentNode {
+  readonly core: NodeCore;
+  private readonly handlers = new Map<string, Handler>();
+  private readonly inbox: Inbox;
+  private readonly requestSubscriptions: Subscription[] = [];
+  private readonly responseSubscriptions: Subscription[] = [];
+  private readonly drainTimeoutMs: number;
+  private readonly maxInflight: number | undefined;
+  private state: 'new' | 'starting' | 'running' | 'closing' | 'closed' = 'new';
+
+  constructor(options: AgentNodeOptions) {
+    if (typeof options?.id !== 'string') throw new TypeError('AgentNode: id is required');
+    const uri = agentUri(options.id);
+    if (!Array.isArray(options.transports) || options.transports.length === 0) {
+      throw new TypeError('AgentNode: transports must list at least one transport');
+    }
+    const transports = new Map<TransportKind, RpcTransport>();
+    for (const transport of options.transports) {
+      if (transports.has(transport.kind)) throw new TypeError(`AgentNode: two transports of kind ${transport.kind}`);
+      transports.set(transport.kind, transport);
+    }
+    const clock = options.clock ?? systemClock;
+    const logger = (options.logger ?? silentLogger).child({ agentId: options.id });
+    const metrics = options.metrics ?? noMetrics;
+    const { pendingCapacity, maxInflight, ...limits } = options.limits ?? {};
+    this.maxInflight = maxInflight;
+    this.drainTimeoutMs = options.drainTimeoutMs ?? 10_000;
+    this.core = {
+      agentId: options.id,
+      uri,
+      tenantId: options.tenantId,
+      topics: { ...defaultAgentTopics(options.id, options.tenantId), ...options.topics },
+      transports,
+      peers: options.peers instanceof PeerTable ? options.peers : new PeerTable(options.peers ?? []),
+      registry: new PendingRegistry({ capacity: pendingCapacity, metrics, now: () => clock.now() }),
+      permissions: compilePermissions(options.permissions),
+      auth: options.auth ?? internalAuth,
+      dlq: options.dlq ?? new MemoryDlqSink(),
+      idempotency: options.idempotency ?? new MemoryIdempotencyStore({ clock }),
+      bus: new LocalBus(logger),
+      logger,
+      metrics,
+      clock,
+      limits: checkLimits({ ...DEFAULT_LIMITS, ...limits }),
+    };
+    this.inbox = new Inbox(this.core, this.handlers);
+  }
+
+  get id(): string {
+    return this.core.agentId;
+  }
+
+  get uri(): string {
+    return this.core.uri;
+  }
+
+  get dlq(): DlqSink {
+    return this.core.dlq;
+  }
+
+  get peers(): PeerTable {
+    return this.core.peers;
+  }
+
+  /** Registers the handler for a capability. Handlers can be added before or after start. */
+  handle<I = unknown, O = unknown>(capability: string, handler: Handler<I, O>): this {
+    if (typeof capability !== 'string' || capability.length === 0) throw new TypeError('handle: capability must be a non-empty string');
+    if (typeof handler !== 'function') throw new TypeError(`handle: handler for ${capability} must be a function`);
+    if (this.handlers.has(capability)) throw new TypeError(`handle: ${capability} already has a handler`);
+    this.handlers.set(capability, handler as Handler);
+    return this;
+  }
+
+  /** Subscribes to the local bus (async responses, progress, incoming events). Returns an unsubscribe function. */
+  on<K extends LocalBusEventName>(name: K, listener: (event: LocalBusEvents[K]) => void): () => void {
+    return this.core.bus.on(name, listener);
+  }
+
+  requestAgent<O = unknown, I = unknown>(options: RequestAgentOptions<I>): Promise<CallResult<O>> {
+    return requestAgent<O>(this.core, options);
+  }
+
+  /** Connects every transport and starts consuming the request and response topics. */
+  async start(): Promise<void> {
+    if (this.state !== 'new') throw new Error(`AgentNode ${this.id}: start() called while ${this.state}`);
+    this.state = 'starting';
+    const { topics } = this.core;
+    for (const transport of this.core.transports.values()) {
+      await transport.connect();
+      const receive = (delivery: Parameters<Inbox['receive']>[0]): void => this.inbox.receive(delivery, transport);
+      // Replicas of one agent share its requests; each instance reads the replies to its own calls.
+      const inflight = { maxInflight: this.maxInflight };
+      this.requestSubscriptions.push(await transport.subscribe(topics.requests, receive, { group: this.id, ...inflight }));
+      this.responseSubscriptions.push(await transport.subscribe(topics.responses, receive, inflight));
+    }
+    this.state = 'running';
+  }
+
+  async close(): Promise<void> {
+    if (this.state === 'closing' || this.state === 'closed') return;
+    this.state = 'closing';
+    // Stop taking work, but keep reading replies: running handlers may await child calls.
+    for (const subscription of this.requestSubscriptions.splice(0)) await subscription.close();
+    await this.drainHandlers();
+    for (const subscription of this.responseSubscriptions.splice(0)) await subscription.close();
+    this.core.registry.close();
+    for (const transport of this.core.transports.values()) await transport.close();
+    this.state = 'closed';
+  }
+
+  private async drainHandlers(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(true), this.drainTimeoutMs);
+    });
+    const hitTimeout = await Promise.race([this.inbox.drain().then(() => false), timedOut]);
+    clearTimeout(timer);
+    if (hitTimeout) {
+      this.core.logger.warn({ active: this.inbox.activeCount }, 'handlers still running after the drain timeout; closing anyway');
+    }
+  }
+}
+
+function checkLimits(limits: NodeLimits): NodeLimits {
+  for (const [field, value] of Object.entries(limits)) {
+    if (!Number.isInteger(value) || value < 1) throw new RangeError(`AgentNode: limits.${field} must be a positive integer, got ${String(value)}`);
+  }
+  return limits;
+}

@@ -1,0 +1,33 @@
+import type { RpcError } from '../errors.js';
+
+export const CALL_STATUSES = ['ok', 'error', 'timeout', 'abandoned', 'busy'] as const;
+export type CallStatus = (typeof CALL_STATUSES)[number];
+
+export const CALL_MODES = ['sync', 'async', 'fire-and-forget'] as const;
+export type CallMode = (typeof CALL_MODES)[number];
+
+/** What requestAgent resolves to. It never rejects for a failed call, only for caller mistakes. */
+export interface CallResult<T = unknown> {
+  status: CallStatus;
+  /** The final response's data when status is `ok` and a response was awaited (sync). */
+  response?: T;
+  error?: RpcError;
+  correlationId: string;
+  /** The request envelope's messageId (unset when nothing was sent). */
+  messageId?: string;
+  latencyMs: number;
+}
+
+/** Maps an error code to the status a caller sees. */
+export function statusForError(error: RpcError): CallStatus {
+  switch (error.code) {
+    case 'EAGENTRPC_TIMEOUT':
+      return 'timeout';
+    case 'EAGENTRPC_ABANDONED':
+      return 'abandoned';
+    case 'EAGENTRPC_BUSY':
+      return 'busy';
+    default:
+      return 'error';
+  }
+}

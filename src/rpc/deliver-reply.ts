@@ -1,0 +1,41 @@
+import type { AgentRpcEnvelope } from '../envelope/index.js';
+import { toRpcError } from '../errors.js';
+import type { StoredReply } from '../idempotency/store.js';
+import type { Delivery, RpcTransport } from '../transport.js';
+import type { DeadLetterInput } from './dead-letter.js';
+import type { NodeCore } from './node-core.js';
+import { publishReply } from './responder.js';
+
+/**
+ * Ends a request whose final reply is known: publishes it (unless `published` already
+ * carries that attempt), records it for dedupe and acks. If publishing fails with a
+ * retriable error and the transport can redeliver, the reply is stored and the request
+ * nacked: its redelivery sends the stored reply again instead of re-running the handler.
+ * Otherwise the reply is dead-lettered as `reply-undeliverable`.
+ */
+export async function deliverFinalReply(
+  core: NodeCore,
+  envelope: AgentRpcEnvelope,
+  delivery: Delivery,
+  transport: RpcTransport,
+  reply: StoredReply | undefined,
+  deadLetter: (input: DeadLetterInput) => Promise<void>,
+  published?: Promise<void>,
+): Promise<void> {
+  const { limits, idempotency } = core;
+  if (reply) {
+    try {
+      await (published ?? publishReply(core, reply, envelope.correlationId));
+    } catch (error) {
+      const failure = toRpcError(error);
+      await idempotency.complete(envelope.messageId, reply, limits.dedupeTtlMs);
+      if (failure.retriable && transport.traits.redelivery && delivery.attempt < limits.maxDeliveryAttempts) {
+        return delivery.nack({ delayMs: limits.retryDelayMs });
+      }
+      await deadLetter({ kind: 'reply-undeliverable', reason: failure.code, detail: failure.message, error: failure.toWire(), body: reply.body });
+      return delivery.ack();
+    }
+  }
+  await idempotency.complete(envelope.messageId, reply, limits.dedupeTtlMs);
+  delivery.ack();
+}

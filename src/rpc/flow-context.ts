@@ -1,0 +1,22 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { AgentRpcEnvelope } from '../envelope/index.js';
+
+/**
+ * The request a handler is serving, visible to every call the handler makes (however deep
+ * in its own code), so child calls join the flow without the handler passing anything:
+ * same correlationId, `causedBy` = this request, deadline no later than this one's.
+ */
+export interface DispatchContext {
+  readonly agentUri: string;
+  readonly request: AgentRpcEnvelope;
+}
+
+const storage = new AsyncLocalStorage<DispatchContext>();
+
+export function runInDispatch<T>(context: DispatchContext, fn: () => T): T {
+  return storage.run(context, fn);
+}
+
+export function currentDispatch(): DispatchContext | undefined {
+  return storage.getStore();
+}

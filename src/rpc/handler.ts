@@ -1,0 +1,41 @@
+import type { AgentRpcEnvelope } from '../envelope/index.js';
+import type { WireError } from '../errors.js';
+import type { Logger } from '../observability/logger.js';
+
+/** What a handler sends back: data, or an error the caller receives as a typed RpcError. */
+export type HandlerResult<O = unknown> =
+  | { ok: true; data: O }
+  | { ok: false; error: { code: string; message: string; retriable?: boolean; details?: Record<string, unknown> } };
+
+export interface RespondOptions {
+  /** An intermediate answer; more responses follow. Only `{ok: true}` results can be progress. */
+  readonly progress?: boolean;
+}
+
+export interface HandlerContext {
+  /** The request envelope as received (already verified). */
+  readonly envelope: AgentRpcEnvelope;
+  readonly correlationId: string;
+  /** `agent://<id>` of the caller. */
+  readonly from: string;
+  readonly capability: string;
+  /** Absolute ms epoch by which the caller stops waiting, if it set one. */
+  readonly deadline: number | undefined;
+  /** 1 on first delivery; higher when the transport redelivers after a retriable failure. */
+  readonly attempt: number;
+  readonly logger: Logger;
+  /**
+   * Sends a response now. Call it with `{progress: true}` any number of times, then once
+   * without (the final answer). If the handler returns without a final respond, its
+   * return value is sent as `{ok: true, data}`; a thrown error becomes `{ok: false, error}`.
+   */
+  respond(result: HandlerResult, options?: RespondOptions): Promise<void>;
+}
+
+export type Handler<I = unknown, O = unknown> = (input: I, ctx: HandlerContext) => O | Promise<O>;
+
+export function toWireError(error: Extract<HandlerResult, { ok: false }>['error']): WireError {
+  const wire: WireError = { code: error.code, message: error.message, retriable: error.retriable ?? false };
+  if (error.details !== undefined) wire.details = error.details;
+  return wire;
+}

@@ -1,0 +1,51 @@
+import type { AuthProvider } from '../auth/provider.js';
+import type { Clock } from '../clock.js';
+import type { DlqSink } from '../dlq/record.js';
+import type { IdempotencyStore } from '../idempotency/store.js';
+import type { Logger } from '../observability/logger.js';
+import type { RpcMetrics } from '../observability/metrics.js';
+import type { RpcTransport, TransportKind } from '../transport.js';
+import type { LocalBus } from './local-bus.js';
+import type { PeerTable } from './peer-table.js';
+import type { PendingRegistry } from './pending-registry.js';
+import type { PermissionCheck } from './permissions.js';
+import type { AgentTopics } from './topics.js';
+
+export interface NodeLimits {
+  /** Largest envelope accepted, in bytes. Default 1 MiB. */
+  readonly maxBytes: number;
+  /** Deepest JSON nesting accepted. Default 64. */
+  readonly maxDepth: number;
+  /** Deliveries of one message before a retriable handler failure is final. Default 3. */
+  readonly maxDeliveryAttempts: number;
+  /** First redelivery delay; doubles per attempt, capped at 30 s. Default 100 ms. */
+  readonly retryDelayMs: number;
+  /** How long a processed messageId is remembered for dedupe. Default 1 hour. */
+  readonly dedupeTtlMs: number;
+}
+
+/** The state one agent node's caller side and inbox share. Built once by AgentNode. */
+export interface NodeCore {
+  readonly agentId: string;
+  /** `agent://<agentId>` */
+  readonly uri: string;
+  readonly tenantId: string | undefined;
+  readonly topics: AgentTopics;
+  readonly transports: ReadonlyMap<TransportKind, RpcTransport>;
+  readonly peers: PeerTable;
+  readonly registry: PendingRegistry;
+  readonly permissions: PermissionCheck;
+  readonly auth: AuthProvider;
+  readonly dlq: DlqSink;
+  readonly idempotency: IdempotencyStore;
+  readonly bus: LocalBus;
+  readonly logger: Logger;
+  readonly metrics: RpcMetrics;
+  readonly clock: Clock;
+  readonly limits: NodeLimits;
+}
+
+/** The auth provider for traffic with a peer: its own, or the node's default. */
+export function authFor(core: NodeCore, peerUri: string): AuthProvider {
+  return core.peers.get(peerUri)?.auth ?? core.auth;
+}

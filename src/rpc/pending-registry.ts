@@ -1,0 +1,126 @@
+import { RpcError } from '../errors.js';
+import type { RpcMetrics } from '../observability/metrics.js';
+
+/** How a pending call ends: a final response, or an error made locally (timeout, close). */
+export type PendingOutcome =
+  | { readonly ok: true; readonly data: unknown }
+  | { readonly ok: false; readonly error: RpcError };
+
+export interface PendingCall {
+  /** messageId of the request; responses carry it as `causedBy`. */
+  readonly requestId: string;
+  readonly correlationId: string;
+  readonly capability: string;
+  /** Absolute ms epoch after which the call times out. */
+  readonly deadline: number;
+  readonly onProgress: ((data: unknown) => void) | undefined;
+  readonly onSettle: (outcome: PendingOutcome) => void;
+}
+
+interface Entry {
+  call: PendingCall;
+  timer: NodeJS.Timeout;
+}
+
+export interface PendingRegistryOptions {
+  /** Calls waiting at once; past it `register` refuses with EAGENTRPC_BUSY. Default 10,000. */
+  readonly capacity?: number;
+  readonly metrics?: RpcMetrics;
+  /** Current time in ms epoch; deadlines are absolute. */
+  readonly now: () => number;
+}
+
+/**
+ * Calls waiting for their final response, keyed by request messageId (two calls in one
+ * flow share a correlationId, so the correlationId cannot be the key). Every entry
+ * settles exactly once: by response, by its deadline timer, or by `close()`.
+ */
+export class PendingRegistry {
+  private readonly entries = new Map<string, Entry>();
+  private readonly capacity: number;
+  private closed = false;
+
+  constructor(private readonly options: PendingRegistryOptions) {
+    this.capacity = options.capacity ?? 10_000;
+    if (!Number.isInteger(this.capacity) || this.capacity < 1) {
+      throw new RangeError(`pending.capacity must be a positive integer, got ${String(options.capacity)}`);
+    }
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Returns an error instead of registering when full or closed; calls in flight are untouched. */
+  register(call: PendingCall): RpcError | undefined {
+    if (this.closed) return new RpcError('EAGENTRPC_ABANDONED', 'the node is closing; no new calls are accepted');
+    if (this.entries.size >= this.capacity) {
+      return new RpcError('EAGENTRPC_BUSY', `pending registry is full (${this.capacity} calls waiting)`, {
+        details: { capacity: this.capacity },
+      });
+    }
+    if (this.entries.has(call.requestId)) throw new Error(`duplicate pending request id ${call.requestId}`);
+    const waitMs = Math.max(0, call.deadline - this.options.now());
+    const timer = setTimeout(() => this.expire(call.requestId), waitMs);
+    this.entries.set(call.requestId, { call, timer });
+    this.options.metrics?.pendingChanged?.(this.entries.size);
+    return undefined;
+  }
+
+  has(requestId: string): boolean {
+    return this.entries.has(requestId);
+  }
+
+  /** Delivers a progress response. Returns false if no call waits for it. */
+  progress(requestId: string, data: unknown): boolean {
+    const entry = this.entries.get(requestId);
+    if (!entry) return false;
+    entry.call.onProgress?.(data);
+    return true;
+  }
+
+  /** Settles a waiting call. Returns false (and does nothing) if none waits: late or unknown. */
+  settle(requestId: string, outcome: PendingOutcome): boolean {
+    const entry = this.entries.get(requestId);
+    if (!entry) return false;
+    this.entries.delete(requestId);
+    clearTimeout(entry.timer);
+    this.options.metrics?.pendingChanged?.(this.entries.size);
+    entry.call.onSettle(outcome);
+    return true;
+  }
+
+  /** Drops a call without settling it (its request could not be sent; the caller is told directly). */
+  forget(requestId: string): void {
+    const entry = this.entries.get(requestId);
+    if (!entry) return;
+    this.entries.delete(requestId);
+    clearTimeout(entry.timer);
+    this.options.metrics?.pendingChanged?.(this.entries.size);
+  }
+
+  /** Settles every waiting call as abandoned and refuses new ones. */
+  close(): void {
+    this.closed = true;
+    for (const requestId of [...this.entries.keys()]) {
+      this.settle(requestId, {
+        ok: false,
+        error: new RpcError('EAGENTRPC_ABANDONED', 'the calling node closed before the response arrived', {
+          details: { requestId },
+        }),
+      });
+    }
+  }
+
+  private expire(requestId: string): void {
+    const entry = this.entries.get(requestId);
+    if (!entry) return;
+    const { call } = entry;
+    this.settle(requestId, {
+      ok: false,
+      error: new RpcError('EAGENTRPC_TIMEOUT', `no response to ${call.capability} before its deadline`, {
+        details: { requestId, correlationId: call.correlationId, capability: call.capability },
+      }),
+    });
+  }
+}

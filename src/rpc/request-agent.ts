@@ -1,0 +1,152 @@
+import { encodeEnvelope, newCorrelationId, newMessageId, type AgentRpcEnvelope } from '../envelope/index.js';
+import { RpcError, toRpcError } from '../errors.js';
+import { formatReplyTo } from '../transport.js';
+import { CALL_MODES, statusForError, type CallMode, type CallResult } from './call-result.js';
+import { currentDispatch } from './flow-context.js';
+import type { NodeCore } from './node-core.js';
+import type { PendingOutcome } from './pending-registry.js';
+import { normalizeAgentUri } from './peer-table.js';
+import { requestPermissionKey } from './permissions.js';
+
+export interface RequestAgentOptions<I = unknown> {
+  /** `agent://<id>` or the bare id. */
+  readonly to: string;
+  readonly capability: string;
+  readonly payload: I;
+  /** Default 30,000; clamped to [1, 600,000]. Inside a handler, never past the parent's deadline. */
+  readonly timeoutMs?: number;
+  /** Default `sync`. */
+  readonly mode?: CallMode;
+  readonly headers?: Record<string, string>;
+  /** Sync mode: called with each progress response before the final one. */
+  readonly onProgress?: (data: unknown) => void;
+  /** Aborting stops waiting: the call settles `abandoned` (the request may still run remotely). */
+  readonly signal?: AbortSignal;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const MAX_TIMEOUT_MS = 600_000;
+
+/**
+ * The caller's path: permission → flow context → peer table → envelope → sign → pending
+ * registry → publish. Resolves with a CallResult for every outcome of the call; throws
+ * only for caller mistakes (TypeError / RangeError naming the option).
+ */
+export async function requestAgent<O = unknown>(core: NodeCore, options: RequestAgentOptions): Promise<CallResult<O>> {
+  const { to, capability, mode, timeoutMs } = checkOptions(options);
+  const started = performance.now();
+  const parent = currentDispatch()?.request;
+  const correlationId = parent?.correlationId ?? newCorrelationId();
+  const finish = (outcome: PendingOutcome, messageId: string | undefined): CallResult<O> => {
+    const latencyMs = performance.now() - started;
+    const result: CallResult<O> = outcome.ok
+      ? { status: 'ok', response: outcome.data as O, correlationId, latencyMs }
+      : { status: statusForError(outcome.error), error: outcome.error, correlationId, latencyMs };
+    if (messageId !== undefined) result.messageId = messageId;
+    core.metrics.callCompleted?.(capability, result.status, latencyMs);
+    return result;
+  };
+  const fail = (error: unknown, messageId?: string): CallResult<O> => finish({ ok: false, error: toRpcError(error) }, messageId);
+
+  if (!core.permissions(requestPermissionKey(to, capability))) {
+    return fail(new RpcError('EAGENTRPC_PERMISSION_DENIED', `${core.uri} may not call ${to}/${capability}`, { details: { to, capability } }));
+  }
+  let peer;
+  try {
+    peer = core.peers.resolve(to, core.transports, core.tenantId);
+  } catch (error) {
+    return fail(error);
+  }
+
+  const messageId = newMessageId();
+  const deadline = Math.min(core.clock.now() + timeoutMs, parent?.deadline ?? Number.POSITIVE_INFINITY);
+  let envelope: AgentRpcEnvelope = {
+    version: 1,
+    kind: mode === 'fire-and-forget' ? 'event' : 'request',
+    messageId,
+    correlationId,
+    from: core.uri,
+    to,
+    capability,
+    deadline,
+    payload: options.payload,
+  };
+  if (parent) envelope.causedBy = parent.messageId;
+  if (mode !== 'fire-and-forget') envelope.replyTo = formatReplyTo(peer.transport.kind, core.topics.responses);
+  if (peer.tenantId !== undefined) envelope.tenantId = peer.tenantId;
+  if (options.headers !== undefined) envelope.headers = options.headers;
+  envelope = await (peer.auth ?? core.auth).attach(envelope);
+  const body = encodeEnvelope(envelope);
+  const publish = (): Promise<void> => peer.transport.publish(peer.topic, { body, key: correlationId, messageId });
+
+  if (mode === 'fire-and-forget') {
+    return publish().then(() => finish({ ok: true, data: undefined }, messageId), (error: unknown) => fail(error, messageId));
+  }
+  if (mode === 'async') {
+    const refused = core.registry.register({
+      requestId: messageId,
+      correlationId,
+      capability,
+      deadline,
+      onProgress: (data) => core.bus.emit('agent.rpc.progress', { requestId: messageId, correlationId, capability, data }),
+      onSettle: (outcome) =>
+        core.bus.emit('agent.rpc.response', { ...finish(outcome, messageId), requestId: messageId, capability, to }),
+    });
+    if (refused) return fail(refused);
+    try {
+      await publish();
+    } catch (error) {
+      core.registry.forget(messageId);
+      return fail(error, messageId);
+    }
+    return finish({ ok: true, data: undefined }, messageId);
+  }
+  return new Promise<CallResult<O>>((resolve) => {
+    const signal = options.signal;
+    const onAbort = (): void => {
+      core.registry.settle(messageId, {
+        ok: false,
+        error: new RpcError('EAGENTRPC_ABANDONED', 'the caller cancelled the call', { details: { requestId: messageId, cancelled: true } }),
+      });
+    };
+    const refused = core.registry.register({
+      requestId: messageId,
+      correlationId,
+      capability,
+      deadline,
+      onProgress: options.onProgress,
+      onSettle: (outcome) => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(finish(outcome, messageId));
+      },
+    });
+    if (refused) return resolve(fail(refused));
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    publish().catch((error: unknown) => core.registry.settle(messageId, { ok: false, error: toRpcError(error) }));
+  });
+}
+
+interface CheckedOptions {
+  to: string;
+  capability: string;
+  mode: CallMode;
+  timeoutMs: number;
+}
+
+function checkOptions(options: RequestAgentOptions): CheckedOptions {
+  if (typeof options !== 'object' || options === null) throw new TypeError('requestAgent: options must be an object');
+  if (typeof options.to !== 'string' || options.to.length === 0) throw new TypeError('requestAgent: to must be an agent id or agent:// URI');
+  if (typeof options.capability !== 'string' || options.capability.length === 0) {
+    throw new TypeError('requestAgent: capability must be a non-empty string');
+  }
+  const mode = options.mode ?? 'sync';
+  if (!CALL_MODES.includes(mode)) throw new TypeError(`requestAgent: mode must be one of ${CALL_MODES.join(', ')}`);
+  const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (typeof timeout !== 'number' || Number.isNaN(timeout)) throw new TypeError('requestAgent: timeoutMs must be a number');
+  if (options.onProgress !== undefined && typeof options.onProgress !== 'function') {
+    throw new TypeError('requestAgent: onProgress must be a function');
+  }
+  const to = normalizeAgentUri(options.to);
+  return { to, capability: options.capability, mode, timeoutMs: Math.min(MAX_TIMEOUT_MS, Math.max(1, Math.floor(timeout))) };
+}

@@ -1,0 +1,55 @@
+import { encodeEnvelope, newMessageId, type AgentRpcEnvelope } from '../envelope/index.js';
+import { RpcError } from '../errors.js';
+import type { StoredReply } from '../idempotency/store.js';
+import { parseReplyTo, type RpcTransport, type TransportKind } from '../transport.js';
+import { authFor, type NodeCore } from './node-core.js';
+import type { ResponsePayload } from './response-payload.js';
+
+/**
+ * Builds (and signs) the response envelope for a request. Undefined when the request
+ * wants no reply. Kept apart from publishing so a reply that could not be published can
+ * be stored and sent again when the request is redelivered, without re-running the handler.
+ */
+export async function buildResponse(
+  core: NodeCore,
+  request: AgentRpcEnvelope,
+  payload: ResponsePayload,
+): Promise<StoredReply | undefined> {
+  if (request.replyTo === undefined) return undefined;
+  let response: AgentRpcEnvelope = {
+    version: 1,
+    kind: 'response',
+    messageId: newMessageId(),
+    correlationId: request.correlationId,
+    causedBy: request.messageId,
+    from: core.uri,
+    to: request.from,
+    capability: request.capability,
+    payload,
+  };
+  if (request.tenantId !== undefined) response.tenantId = request.tenantId;
+  response = await authFor(core, request.from).attach(response);
+  return { replyTo: request.replyTo, body: encodeEnvelope(response) };
+}
+
+/** Publishes a reply to its `replyTo`. Throws RpcError when no loaded transport reaches it. */
+export async function publishReply(core: NodeCore, reply: StoredReply, correlationId: string): Promise<void> {
+  const { transport, topic } = replyTarget(core, reply.replyTo);
+  await transport.publish(topic, { body: reply.body, key: correlationId });
+}
+
+/** Build and publish in one step, for answers that need no retry bookkeeping. */
+export async function sendResponse(core: NodeCore, request: AgentRpcEnvelope, payload: ResponsePayload): Promise<StoredReply | undefined> {
+  const reply = await buildResponse(core, request, payload);
+  if (reply) await publishReply(core, reply, request.correlationId);
+  return reply;
+}
+
+function replyTarget(core: NodeCore, replyTo: string): { transport: RpcTransport; topic: string } {
+  const parsed = parseReplyTo(replyTo);
+  const transport = parsed ? core.transports.get(parsed.scheme as TransportKind) : undefined;
+  if (!parsed || !transport) {
+    throw new RpcError('EAGENTRPC_NO_TRANSPORT', `no loaded transport can reach replyTo ${replyTo}`, { details: { replyTo } });
+  }
+  return { transport, topic: parsed.topic };
+}

@@ -1,0 +1,18 @@
+import { MemoryBus, memoryTransport } from '../../transports/memory/index.js';
+import { transportConformance } from './transport-suite.js';
+
+let bus = new MemoryBus();
+
+transportConformance({
+  name: 'memory',
+  expectedTraits: { redelivery: true, orderedByKey: true, retainsUnconsumed: true, remoteSubscribe: true },
+  setup: async () => {
+    bus = new MemoryBus();
+  },
+  connect: async () => {
+    const transport = memoryTransport({ bus });
+    await transport.connect();
+    return transport;
+  },
+  teardown: async () => {},
+});

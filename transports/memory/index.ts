@@ -1,0 +1,2 @@
+export { memoryTransport, type MemoryTransportOptions } from './memory-transport.js';
+export { MemoryBus, type MemoryBusOptions } from './memory-bus.js';
