@@ -1,0 +1,34 @@
+import { appendFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { JsonlDlqSink } from '../../src/dlq/jsonl-file-sink.js';
+import type { DlqRecord } from '../../src/dlq/record.js';
+
+function record(id: string, kind: DlqRecord['kind']): DlqRecord {
+  return {
+    id, at: 1, agentId: 'a', kind, reason: 'r', detail: 'd', rawBase64: 'AA==', transport: 'memory',
+    coordinates: { topic: 't', deliveryId: 't#1' }, attempt: 1,
+  };
+}
+
+describe('dlq - JSONL file sink', () => {
+  it('dlq - records survive reopening, filter by kind and skip a torn last line', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'dlq-')), 'dlq.jsonl');
+    const sink = new JsonlDlqSink({ path });
+    await Promise.all([sink.write(record('1', 'decode-failed')), sink.write(record('2', 'misrouted')), sink.write(record('3', 'decode-failed'))]);
+    await sink.close();
+    appendFileSync(path, '{"id":"4","kind":"mis');
+    const reopened = new JsonlDlqSink({ path });
+    expect((await reopened.list()).map((r) => r.id)).toEqual(['1', '2', '3']);
+    expect((await reopened.list({ kind: 'decode-failed', limit: 1 })).map((r) => r.id)).toEqual(['3']);
+    expect((await reopened.get('2'))?.kind).toBe('misrouted');
+    expect(await reopened.get('4')).toBeUndefined();
+  });
+
+  it('dlq - a write that cannot reach the disk rejects (the inbox then redelivers)', async () => {
+    const sink = new JsonlDlqSink({ path: join(tmpdir(), 'no-such-dir-', 'x', 'dlq.jsonl') });
+    await expect(sink.write(record('1', 'misrouted'))).rejects.toThrow();
+    expect(await sink.list()).toEqual([]);
+  });
+});
