@@ -100,11 +100,27 @@ export interface RpcTransport {
    * `EAGENTRPC_PUBLISH_FAILED`, `EAGENTRPC_BUSY`) — never loses a message silently.
    */
   publish(topic: string, message: OutboundMessage): Promise<void>;
+  /**
+   * Resolves once the subscription is positioned: every message published after that
+   * reaches it (for Kafka: group joined, partitions assigned, offsets fetched). A caller
+   * relies on this to never send a request before it can receive the reply.
+   */
   subscribe(topic: string, handler: DeliveryHandler, options?: SubscribeOptions): Promise<Subscription>;
+  /**
+   * The topic on which one node instance receives the replies to its own calls. Replicas
+   * of an agent must not receive each other's replies. Default when absent:
+   * `<responsesTopic>.<instanceId>`. A transport for which topics are costly (Kafka) may
+   * answer with an address it interprets itself, e.g. a partition of a shared topic.
+   */
+  replyTopic?(responsesTopic: string, instanceId: string): string;
   /** Stops every subscription, then rejects further publishes. Idempotent. */
   close(): Promise<void>;
   /** Optional transport-level identity for a delivery, consulted by the inbox's auth step. */
   validateAuth?(delivery: Delivery): TransportIdentity | undefined;
+}
+
+export function replyTopicOf(transport: RpcTransport, responsesTopic: string, instanceId: string): string {
+  return transport.replyTopic?.(responsesTopic, instanceId) ?? `${responsesTopic}.${instanceId}`;
 }
 
 /** `memory://agents.a.responses` → `{kind: 'memory', topic: 'agents.a.responses'}`. */

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { AuthProvider } from '../auth/provider.js';
 import { internalAuth } from '../auth/internal-provider.js';
 import { systemClock, type Clock } from '../clock.js';
@@ -8,7 +9,7 @@ import { MemoryIdempotencyStore } from '../idempotency/memory-store.js';
 import type { IdempotencyStore } from '../idempotency/store.js';
 import { silentLogger, type Logger } from '../observability/logger.js';
 import { noMetrics, type RpcMetrics } from '../observability/metrics.js';
-import type { RpcTransport, Subscription, TransportKind } from '../transport.js';
+import { formatReplyTo, replyTopicOf, type RpcTransport, type Subscription, type TransportKind } from '../transport.js';
 import type { CallResult } from './call-result.js';
 import type { Handler } from './handler.js';
 import { Inbox } from './inbox.js';
@@ -30,6 +31,12 @@ export interface AgentNodeOptions {
   /** Bus scope: only envelopes of this tenant are accepted; topics are tenant-scoped. */
   readonly tenantId?: string;
   readonly topics?: Partial<AgentTopics>;
+  /**
+   * Names this replica; its replies come back on a topic of its own. Use a stable name
+   * (pod name, hostname) where the transport keeps per-instance state (Kafka).
+   * Default: random per process start.
+   */
+  readonly instanceId?: string;
   /** Default provider for signing and verifying; peers may have their own. Default `internal`. */
   readonly auth?: AuthProvider;
   readonly dlq?: DlqSink;
@@ -61,6 +68,7 @@ export class AgentNode {
   private readonly inbox: Inbox;
   private readonly requestSubscriptions: Subscription[] = [];
   private readonly responseSubscriptions: Subscription[] = [];
+  private readonly replyTopics = new Map<RpcTransport, string>();
   private readonly drainTimeoutMs: number;
   private readonly maxInflight: number | undefined;
   private state: 'new' | 'starting' | 'running' | 'closing' | 'closed' = 'new';
@@ -76,6 +84,15 @@ export class AgentNode {
       if (transports.has(transport.kind)) throw new TypeError(`AgentNode: two transports of kind ${transport.kind}`);
       transports.set(transport.kind, transport);
     }
+    const instanceId = options.instanceId ?? randomBytes(6).toString('hex');
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(instanceId)) throw new TypeError('AgentNode: instanceId must be 1-64 characters of [A-Za-z0-9_-]');
+    const topics = { ...defaultAgentTopics(options.id, options.tenantId), ...options.topics };
+    const replyTo = new Map<TransportKind, string>();
+    for (const transport of transports.values()) {
+      const topic = replyTopicOf(transport, topics.responses, instanceId);
+      this.replyTopics.set(transport, topic);
+      replyTo.set(transport.kind, formatReplyTo(transport.kind, topic));
+    }
     const clock = options.clock ?? systemClock;
     const logger = (options.logger ?? silentLogger).child({ agentId: options.id });
     const metrics = options.metrics ?? noMetrics;
@@ -86,7 +103,9 @@ export class AgentNode {
       agentId: options.id,
       uri,
       tenantId: options.tenantId,
-      topics: { ...defaultAgentTopics(options.id, options.tenantId), ...options.topics },
+      topics,
+      instanceId,
+      replyTo,
       transports,
       peers: options.peers instanceof PeerTable ? options.peers : new PeerTable(options.peers ?? []),
       registry: new PendingRegistry({ capacity: pendingCapacity, metrics, now: () => clock.now() }),
@@ -145,10 +164,10 @@ export class AgentNode {
     for (const transport of this.core.transports.values()) {
       await transport.connect();
       const receive = (delivery: Parameters<Inbox['receive']>[0]): void => this.inbox.receive(delivery, transport);
+        const inflight = { maxInflight: this.maxInflight };
       // Replicas of one agent share its requests; each instance reads the replies to its own calls.
-      const inflight = { maxInflight: this.maxInflight };
       this.requestSubscriptions.push(await transport.subscribe(topics.requests, receive, { group: this.id, ...inflight }));
-      this.responseSubscriptions.push(await transport.subscribe(topics.responses, receive, inflight));
+      this.responseSubscriptions.push(await transport.subscribe(this.replyTopics.get(transport)!, receive, inflight));
     }
     this.state = 'running';
   }

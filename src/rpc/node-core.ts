@@ -31,6 +31,10 @@ export interface NodeCore {
   readonly uri: string;
   readonly tenantId: string | undefined;
   readonly topics: AgentTopics;
+  /** Distinguishes replicas of one agent: each receives the replies to its own calls only. */
+  readonly instanceId: string;
+  /** Per transport kind, the `replyTo` URI this instance puts on its requests. */
+  readonly replyTo: ReadonlyMap<TransportKind, string>;
   readonly transports: ReadonlyMap<TransportKind, RpcTransport>;
   readonly peers: PeerTable;
   readonly registry: PendingRegistry;

@@ -1,6 +1,5 @@
 import { encodeEnvelope, newCorrelationId, newMessageId, type AgentRpcEnvelope } from '../envelope/index.js';
 import { RpcError, toRpcError } from '../errors.js';
-import { formatReplyTo } from '../transport.js';
 import { CALL_MODES, statusForError, type CallMode, type CallResult } from './call-result.js';
 import { currentDispatch } from './flow-context.js';
 import type { NodeCore } from './node-core.js';
@@ -72,7 +71,7 @@ export async function requestAgent<O = unknown>(core: NodeCore, options: Request
     payload: options.payload,
   };
   if (parent) envelope.causedBy = parent.messageId;
-  if (mode !== 'fire-and-forget') envelope.replyTo = formatReplyTo(peer.transport.kind, core.topics.responses);
+  if (mode !== 'fire-and-forget') envelope.replyTo = core.replyTo.get(peer.transport.kind);
   if (peer.tenantId !== undefined) envelope.tenantId = peer.tenantId;
   if (options.headers !== undefined) envelope.headers = options.headers;
   envelope = await (peer.auth ?? core.auth).attach(envelope);

@@ -162,6 +162,34 @@ describe('requestAgent - sync mode', () => {
   });
 });
 
+describe('requestAgent - replicas', () => {
+  it('requestAgent - replicas of one caller each receive only the replies to their own calls', async () => {
+    const first = await fleet.node('caller', { instanceId: 'replica-1' });
+    const second = await fleet.node('caller', { instanceId: 'replica-2' });
+    const svc = await fleet.node('svc');
+    svc.handle('who', (_input, ctx) => ctx.envelope.replyTo);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 ? first : second).requestAgent({ to: 'svc', capability: 'who', payload: i })),
+    );
+    expect(results.every((r) => r.status === 'ok')).toBe(true);
+    expect(new Set(results.map((r) => r.response))).toEqual(
+      new Set(['memory://agents.caller.responses.replica-1', 'memory://agents.caller.responses.replica-2']),
+    );
+    expect([...(await first.dlq.list()), ...(await second.dlq.list())]).toEqual([]);
+  });
+
+  it('requestAgent - replicas share the request inbox: each request is handled once', async () => {
+    const caller = await fleet.node('caller');
+    const replicas = [await fleet.node('svc', { instanceId: 'a' }), await fleet.node('svc', { instanceId: 'b' })];
+    const handledBy: string[] = [];
+    replicas.forEach((node, i) => node.handle('work', (n: number) => (handledBy.push(`${i}:${n}`), n)));
+    const results = await Promise.all(Array.from({ length: 20 }, (_, n) => caller.requestAgent({ to: 'svc', capability: 'work', payload: n })));
+    expect(results.map((r) => r.response)).toEqual(Array.from({ length: 20 }, (_, n) => n));
+    expect(handledBy).toHaveLength(20);
+    expect(new Set(handledBy.map((h) => h.split(':')[0])).size).toBe(2);
+  });
+});
+
 describe('requestAgent - async and fire-and-forget modes', () => {
   it('requestAgent - async returns at once; the response arrives as agent.rpc.response', async () => {
     const caller = await fleet.node('caller');
