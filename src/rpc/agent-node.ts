@@ -5,8 +5,8 @@ import { systemClock, type Clock } from '../clock.js';
 import { MemoryDlqSink } from '../dlq/memory-sink.js';
 import type { DlqSink } from '../dlq/record.js';
 import { agentUri } from '../envelope/index.js';
+import { Dedupe, type DedupeOptions } from '../idempotency/dedupe.js';
 import { MemoryIdempotencyStore } from '../idempotency/memory-store.js';
-import type { IdempotencyStore } from '../idempotency/store.js';
 import { silentLogger, type Logger } from '../observability/logger.js';
 import { noMetrics, type RpcMetrics } from '../observability/metrics.js';
 import { formatReplyTo, replyTopicOf, type RpcTransport, type Subscription, type TransportKind } from '../transport.js';
@@ -40,7 +40,8 @@ export interface AgentNodeOptions {
   /** Default provider for signing and verifying; peers may have their own. Default `internal`. */
   readonly auth?: AuthProvider;
   readonly dlq?: DlqSink;
-  readonly idempotency?: IdempotencyStore;
+  /** Dedupe of redeliveries. Default: an in-memory store, `message-id` strategy, 1 h TTL. */
+  readonly idempotency?: Partial<DedupeOptions>;
   readonly limits?: Partial<NodeLimits> & { readonly pendingCapacity?: number; readonly maxInflight?: number };
   /** How long `close()` waits for running handlers. Default 10,000 ms. */
   readonly drainTimeoutMs?: number;
@@ -54,7 +55,6 @@ const DEFAULT_LIMITS: NodeLimits = {
   maxDepth: 64,
   maxDeliveryAttempts: 3,
   retryDelayMs: 100,
-  dedupeTtlMs: 60 * 60 * 1000,
 };
 
 /**
@@ -112,7 +112,7 @@ export class AgentNode {
       permissions: compilePermissions(options.permissions),
       auth: options.auth ?? internalAuth,
       dlq: options.dlq ?? new MemoryDlqSink(),
-      idempotency: options.idempotency ?? new MemoryIdempotencyStore({ clock }),
+      dedupe: new Dedupe({ ...options.idempotency, store: options.idempotency?.store ?? new MemoryIdempotencyStore({ clock }) }),
       bus: new LocalBus(logger),
       logger,
       metrics,

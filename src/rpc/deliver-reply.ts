@@ -16,19 +16,20 @@ import { publishReply } from './responder.js';
 export async function deliverFinalReply(
   core: NodeCore,
   envelope: AgentRpcEnvelope,
+  dedupeKey: string,
   delivery: Delivery,
   transport: RpcTransport,
   reply: StoredReply | undefined,
   deadLetter: (input: DeadLetterInput) => Promise<void>,
   published?: Promise<void>,
 ): Promise<void> {
-  const { limits, idempotency } = core;
+  const { limits, dedupe } = core;
   if (reply) {
     try {
       await (published ?? publishReply(core, reply, envelope.correlationId));
     } catch (error) {
       const failure = toRpcError(error);
-      await idempotency.complete(envelope.messageId, reply, limits.dedupeTtlMs);
+      await dedupe.complete(dedupeKey, reply);
       if (failure.retriable && transport.traits.redelivery && delivery.attempt < limits.maxDeliveryAttempts) {
         return delivery.nack({ delayMs: limits.retryDelayMs });
       }
@@ -36,6 +37,6 @@ export async function deliverFinalReply(
       return delivery.ack();
     }
   }
-  await idempotency.complete(envelope.messageId, reply, limits.dedupeTtlMs);
+  await dedupe.complete(dedupeKey, reply);
   delivery.ack();
 }

@@ -12,6 +12,7 @@ import type { ResponsePayload } from './response-payload.js';
 
 export interface DispatchInput {
   readonly envelope: AgentRpcEnvelope;
+  readonly dedupeKey: string;
   readonly delivery: Delivery;
   readonly transport: RpcTransport;
   readonly handler: Handler;
@@ -77,7 +78,7 @@ export async function dispatchRequest(core: NodeCore, input: DispatchInput): Pro
   if (thrown && !final) {
     const limits = core.limits;
     if (thrown.retriable && transport.traits.redelivery && delivery.attempt < limits.maxDeliveryAttempts) {
-      await core.idempotency.release(envelope.messageId);
+      await core.dedupe.release(input.dedupeKey);
       core.metrics.redeliveryRequested?.(envelope.capability, delivery.attempt);
       return delivery.nack({ delayMs: Math.min(MAX_RETRY_DELAY_MS, limits.retryDelayMs * 2 ** (delivery.attempt - 1)) });
     }
@@ -95,7 +96,7 @@ export async function dispatchRequest(core: NodeCore, input: DispatchInput): Pro
     logHandlerError(core, envelope, failure);
     settled = await sendFinal({ ok: false, error: failure.toWire() });
   }
-  return deliverFinalReply(core, envelope, delivery, transport, settled.reply, input.deadLetter, settled.published);
+  return deliverFinalReply(core, envelope, input.dedupeKey, delivery, transport, settled.reply, input.deadLetter, settled.published);
 }
 
 function toPayload(result: HandlerResult): ResponsePayload {

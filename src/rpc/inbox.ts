@@ -102,24 +102,25 @@ export class Inbox {
 
   private async handleIncoming(envelope: AgentRpcEnvelope, delivery: Delivery, transport: RpcTransport): Promise<void> {
     const { core } = this;
-    const claim = await core.idempotency.claim(envelope.messageId, core.limits.dedupeTtlMs);
+    const dedupeKey = core.dedupe.keyOf(envelope.messageId, delivery, transport.kind);
+    const claim = await core.dedupe.claim(dedupeKey);
     if (claim.state !== 'claimed') {
       core.metrics.duplicateSkipped?.(envelope.capability);
       if (core.logger.isLevelEnabled('debug')) {
         core.logger.debug({ messageId: envelope.messageId, correlationId: envelope.correlationId, state: claim.state }, 'duplicate delivery not dispatched');
       }
       if (claim.state === 'in-progress') return delivery.ack();
-      return deliverFinalReply(core, envelope, delivery, transport, claim.reply, this.deadLetterFor(delivery, transport, envelope));
+      return deliverFinalReply(core, envelope, dedupeKey, delivery, transport, claim.reply, this.deadLetterFor(delivery, transport, envelope));
     }
     if (envelope.deadline !== undefined && envelope.deadline <= core.clock.now()) {
       const error = new RpcError('EAGENTRPC_DEADLINE_EXCEEDED', `request arrived ${core.clock.now() - envelope.deadline} ms after its deadline`, {
         details: { deadline: envelope.deadline },
       });
-      return this.refuse(envelope, delivery, transport, { kind: 'deadline-expired', reason: 'deadline-expired', detail: error.message }, error);
+      return this.refuse(envelope, dedupeKey, delivery, transport, { kind: 'deadline-expired', reason: 'deadline-expired', detail: error.message }, error);
     }
     if (envelope.kind === 'event') {
       core.bus.emit('agent.rpc.event', { envelope });
-      await core.idempotency.complete(envelope.messageId, undefined, core.limits.dedupeTtlMs);
+      await core.dedupe.complete(dedupeKey, undefined);
       return delivery.ack();
     }
     const handler = this.handlers.get(envelope.capability);
@@ -127,9 +128,9 @@ export class Inbox {
       const error = new RpcError('EAGENTRPC_UNKNOWN_CAPABILITY', `${core.uri} has no capability ${envelope.capability}`, {
         details: { capability: envelope.capability },
       });
-      return this.refuse(envelope, delivery, transport, { kind: 'unknown-capability', reason: 'no-handler', detail: error.message }, error, true);
+      return this.refuse(envelope, dedupeKey, delivery, transport, { kind: 'unknown-capability', reason: 'no-handler', detail: error.message }, error, true);
     }
-    return dispatchRequest(core, { envelope, delivery, transport, handler, deadLetter: this.deadLetterFor(delivery, transport, envelope) });
+    return dispatchRequest(core, { envelope, dedupeKey, delivery, transport, handler, deadLetter: this.deadLetterFor(delivery, transport, envelope) });
   }
 
   /**
@@ -138,6 +139,7 @@ export class Inbox {
    */
   private async refuse(
     envelope: AgentRpcEnvelope,
+    dedupeKey: string,
     delivery: Delivery,
     transport: RpcTransport,
     input: DeadLetterInput,
@@ -147,7 +149,7 @@ export class Inbox {
     const reply = await buildResponse(this.core, envelope, { ok: false, error: error.toWire() });
     const deadLetter = this.deadLetterFor(delivery, transport, envelope);
     if (!reply || alsoDeadLetter) await deadLetter({ ...input, error: error.toWire() });
-    return deliverFinalReply(this.core, envelope, delivery, transport, reply, deadLetter);
+    return deliverFinalReply(this.core, envelope, dedupeKey, delivery, transport, reply, deadLetter);
   }
 
   /** Dead-letters a message that never reached dispatch; the caller is told where it waits. */

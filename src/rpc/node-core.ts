@@ -1,7 +1,7 @@
 import type { AuthProvider } from '../auth/provider.js';
 import type { Clock } from '../clock.js';
 import type { DlqSink } from '../dlq/record.js';
-import type { IdempotencyStore } from '../idempotency/store.js';
+import type { Dedupe } from '../idempotency/dedupe.js';
 import type { Logger } from '../observability/logger.js';
 import type { RpcMetrics } from '../observability/metrics.js';
 import type { RpcTransport, TransportKind } from '../transport.js';
@@ -20,8 +20,6 @@ export interface NodeLimits {
   readonly maxDeliveryAttempts: number;
   /** First redelivery delay; doubles per attempt, capped at 30 s. Default 100 ms. */
   readonly retryDelayMs: number;
-  /** How long a processed messageId is remembered for dedupe. Default 1 hour. */
-  readonly dedupeTtlMs: number;
 }
 
 /** The state one agent node's caller side and inbox share. Built once by AgentNode. */
@@ -41,7 +39,7 @@ export interface NodeCore {
   readonly permissions: PermissionCheck;
   readonly auth: AuthProvider;
   readonly dlq: DlqSink;
-  readonly idempotency: IdempotencyStore;
+  readonly dedupe: Dedupe;
   readonly bus: LocalBus;
   readonly logger: Logger;
   readonly metrics: RpcMetrics;
