@@ -44,6 +44,8 @@ export interface DlqRecord {
   coordinates: DeliveryCoordinates;
   attempt: number;
   envelope?: DlqEnvelopeSummary;
+  /** For `reply-undeliverable`: where the kept response was meant to go. */
+  replyTo?: string;
 }
 
 export interface DlqFilter {

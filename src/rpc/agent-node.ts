@@ -19,6 +19,7 @@ import { PeerTable, type PeerEntry } from './peer-table.js';
 import { PendingRegistry } from './pending-registry.js';
 import { compilePermissions, type PermissionRules } from './permissions.js';
 import { requestAgent, type RequestAgentOptions } from './request-agent.js';
+import { requeueDlqRecord, type RequeueResult } from './requeue.js';
 import { defaultAgentTopics, type AgentTopics } from './topics.js';
 
 export interface AgentNodeOptions {
@@ -53,6 +54,7 @@ export interface AgentNodeOptions {
 const DEFAULT_LIMITS: NodeLimits = {
   maxBytes: 1024 * 1024,
   maxDepth: 64,
+  concurrency: 256,
   maxDeliveryAttempts: 3,
   retryDelayMs: 100,
 };
@@ -154,6 +156,11 @@ export class AgentNode {
 
   requestAgent<O = unknown, I = unknown>(options: RequestAgentOptions<I>): Promise<CallResult<O>> {
     return requestAgent<O>(this.core, options);
+  }
+
+  /** Publishes a DLQ record's bytes again, to the topic it came from (see requeue.ts). */
+  requeueDlq(id: string): Promise<RequeueResult> {
+    return requeueDlqRecord(this.core, id);
   }
 
   /** Connects every transport and starts consuming the request and response topics. */

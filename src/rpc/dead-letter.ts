@@ -12,11 +12,15 @@ export interface DeadLetterInput {
   readonly error?: WireError;
   /** Bytes to keep when they differ from the delivery's (an undeliverable response). */
   readonly body?: Uint8Array;
+  /** Where `body` was meant to go, when it is an undeliverable response. */
+  readonly replyTo?: string;
 }
 
 /**
- * Writes a DLQ record, counts it and logs it. Rejects if the sink cannot store it; the
- * inbox then nacks the delivery instead of acking, so the message is not lost.
+ * Writes a DLQ record to the local sink, counts it, logs it and publishes it to the
+ * agent's DLQ topic on the transport it came from. Rejects if the local sink cannot store
+ * it; the inbox then nacks the delivery instead of acking, so the message is not lost. The
+ * topic copy is best effort: the local sink already holds the record.
  */
 export async function deadLetter(
   core: NodeCore,
@@ -38,12 +42,17 @@ export async function deadLetter(
     attempt: delivery.attempt,
   };
   if (input.error) record.error = input.error;
+  if (input.replyTo !== undefined) record.replyTo = input.replyTo;
   if (envelope) {
     const { kind, messageId, correlationId, from, to, capability } = envelope;
     record.envelope = { kind, messageId, correlationId, from, to, capability };
   }
   await core.dlq.write(record);
   core.metrics.dlqRecorded?.(input.kind, input.reason);
+  await core.transports
+    .get(transport)
+    ?.publish(core.topics.dlq, { body: Buffer.from(JSON.stringify(record)), key: record.id })
+    .catch((error: unknown) => core.logger.warn({ err: error, dlqId: record.id }, 'DLQ record kept locally but not published to the DLQ topic'));
   if (core.logger.isLevelEnabled('warn')) {
     core.logger.warn(
       {

@@ -33,7 +33,14 @@ export async function deliverFinalReply(
       if (failure.retriable && transport.traits.redelivery && delivery.attempt < limits.maxDeliveryAttempts) {
         return delivery.nack({ delayMs: limits.retryDelayMs });
       }
-      await deadLetter({ kind: 'reply-undeliverable', reason: failure.code, detail: failure.message, error: failure.toWire(), body: reply.body });
+      await deadLetter({
+        kind: 'reply-undeliverable',
+        reason: failure.code,
+        detail: failure.message,
+        error: failure.toWire(),
+        body: reply.body,
+        replyTo: reply.replyTo,
+      });
       return delivery.ack();
     }
   }

@@ -9,6 +9,7 @@ import { deliverFinalReply } from './deliver-reply.js';
 import { buildResponse, sendResponse } from './responder.js';
 import { asResponsePayload } from './response-payload.js';
 import type { Handler } from './handler.js';
+import { Semaphore } from './semaphore.js';
 
 /**
  * The receiving pipeline, the same for every transport:
@@ -19,11 +20,14 @@ import type { Handler } from './handler.js';
  */
 export class Inbox {
   private readonly active = new Set<Promise<void>>();
+  private readonly handlerSlots: Semaphore;
 
   constructor(
     private readonly core: NodeCore,
     private readonly handlers: ReadonlyMap<string, Handler>,
-  ) {}
+  ) {
+    this.handlerSlots = new Semaphore(core.limits.concurrency);
+  }
 
   /** Deliveries being processed; `drain()` waits for them on shutdown. */
   get activeCount(): number {
@@ -130,7 +134,12 @@ export class Inbox {
       });
       return this.refuse(envelope, dedupeKey, delivery, transport, { kind: 'unknown-capability', reason: 'no-handler', detail: error.message }, error, true);
     }
-    return dispatchRequest(core, { envelope, dedupeKey, delivery, transport, handler, deadLetter: this.deadLetterFor(delivery, transport, envelope) });
+    await this.handlerSlots.acquire();
+    try {
+      await dispatchRequest(core, { envelope, dedupeKey, delivery, transport, handler, deadLetter: this.deadLetterFor(delivery, transport, envelope) });
+    } finally {
+      this.handlerSlots.release();
+    }
   }
 
   /**

@@ -16,6 +16,11 @@ export interface NodeLimits {
   readonly maxBytes: number;
   /** Deepest JSON nesting accepted. Default 64. */
   readonly maxDepth: number;
+  /**
+   * Handlers running at once on this node. Above it, deliveries wait (and count against
+   * the transport's maxInflight, which then pauses consumption). Default 256.
+   */
+  readonly concurrency: number;
   /** Deliveries of one message before a retriable handler failure is final. Default 3. */
   readonly maxDeliveryAttempts: number;
   /** First redelivery delay; doubles per attempt, capped at 30 s. Default 100 ms. */

@@ -1,0 +1,34 @@
+/** AgentRpcEnvelope v1: schema, strict decoding, encoding, canonical form for signing, ids. */
+export {
+  ENVELOPE_VERSION,
+  ENVELOPE_KINDS,
+  ENVELOPE_FIELDS,
+  REPLY_TO_SCHEMES,
+  envelopeSchema,
+  envelopeAuthSchema,
+  agentUri,
+  agentIdOf,
+  isAgentId,
+} from './schema.js';
+export type {
+  AgentRpcEnvelope,
+  EnvelopeKind,
+  EnvelopeAuth,
+  EnvelopeAuthInternal,
+  EnvelopeAuthHmac,
+  EnvelopeAuthOidc,
+  EnvelopeAuthOauth2Client,
+  EnvelopeField,
+  ReplyToScheme,
+} from './schema.js';
+export {
+  DECODE_FAILURE_REASONS,
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_DEPTH,
+  decodeEnvelope,
+  validateEnvelope,
+} from './decode.js';
+export type { DecodeFailureReason, DecodeResult, DecodeLimits } from './decode.js';
+export { encodeEnvelope } from './encode.js';
+export { canonicalJson, canonicalizeForSigning } from './canonical.js';
+export { newMessageId, newCorrelationId, isUuid, uuidV7Timestamp } from './ids.js';
