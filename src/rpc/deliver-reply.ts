@@ -5,6 +5,7 @@ import type { Delivery, RpcTransport } from '../transport.js';
 import type { DeadLetterInput } from './dead-letter.js';
 import type { NodeCore } from './node-core.js';
 import { publishReply } from './responder.js';
+import { retryDelay } from './retry-delay.js';
 
 /**
  * Ends a request whose final reply is known: publishes it (unless `published` already
@@ -31,7 +32,7 @@ export async function deliverFinalReply(
       const failure = toRpcError(error);
       await dedupe.complete(dedupeKey, reply);
       if (failure.retriable && transport.traits.redelivery && delivery.attempt < limits.maxDeliveryAttempts) {
-        return delivery.nack({ delayMs: limits.retryDelayMs });
+        return delivery.nack({ delayMs: retryDelay(limits.retryDelayMs, delivery.attempt) });
       }
       await deadLetter({
         kind: 'reply-undeliverable',

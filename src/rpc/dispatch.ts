@@ -7,6 +7,7 @@ import { deliverFinalReply } from './deliver-reply.js';
 import { runInDispatch } from './flow-context.js';
 import { toWireError, type Handler, type HandlerContext, type HandlerResult, type RespondOptions } from './handler.js';
 import type { NodeCore } from './node-core.js';
+import { retryDelay } from './retry-delay.js';
 import { buildResponse, publishReply, sendResponse } from './responder.js';
 import type { ResponsePayload } from './response-payload.js';
 
@@ -18,8 +19,6 @@ export interface DispatchInput {
   readonly handler: Handler;
   readonly deadLetter: (input: DeadLetterInput) => Promise<void>;
 }
-
-const MAX_RETRY_DELAY_MS = 30_000;
 
 interface FinalReply {
   reply: StoredReply | undefined;
@@ -80,7 +79,7 @@ export async function dispatchRequest(core: NodeCore, input: DispatchInput): Pro
     if (thrown.retriable && transport.traits.redelivery && delivery.attempt < limits.maxDeliveryAttempts) {
       await core.dedupe.release(input.dedupeKey);
       core.metrics.redeliveryRequested?.(envelope.capability, delivery.attempt);
-      return delivery.nack({ delayMs: Math.min(MAX_RETRY_DELAY_MS, limits.retryDelayMs * 2 ** (delivery.attempt - 1)) });
+      return delivery.nack({ delayMs: retryDelay(limits.retryDelayMs, delivery.attempt) });
     }
     if (thrown.retriable) {
       await input.deadLetter({ kind: 'handler-failed', reason: thrown.code, detail: thrown.message, error: thrown.toWire() });

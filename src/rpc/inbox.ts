@@ -9,6 +9,7 @@ import { deliverFinalReply } from './deliver-reply.js';
 import { buildResponse, sendResponse } from './responder.js';
 import { asResponsePayload } from './response-payload.js';
 import type { Handler } from './handler.js';
+import { retryDelay } from './retry-delay.js';
 import { Semaphore } from './semaphore.js';
 
 /**
@@ -39,7 +40,7 @@ export class Inbox {
       // Reached only when even the DLQ could not take the message: hand it back to the
       // transport so it is delivered again rather than lost.
       this.core.logger.error({ err: error, topic: delivery.coordinates.topic }, 'inbox could not finish a delivery; redelivering');
-      delivery.nack({ delayMs: this.core.limits.retryDelayMs });
+      delivery.nack({ delayMs: retryDelay(this.core.limits.retryDelayMs, delivery.attempt) });
     });
     this.active.add(work);
     void work.finally(() => this.active.delete(work));
@@ -113,7 +114,9 @@ export class Inbox {
       if (core.logger.isLevelEnabled('debug')) {
         core.logger.debug({ messageId: envelope.messageId, correlationId: envelope.correlationId, state: claim.state }, 'duplicate delivery not dispatched');
       }
-      if (claim.state === 'in-progress') return delivery.ack();
+      // Another delivery of it is running (here, or in a process that may have died): come
+      // back later — by then it is done (answer again) or its claim has lapsed (run it).
+      if (claim.state === 'in-progress') return delivery.nack({ delayMs: retryDelay(core.limits.retryDelayMs, delivery.attempt) });
       return deliverFinalReply(core, envelope, dedupeKey, delivery, transport, claim.reply, this.deadLetterFor(delivery, transport, envelope));
     }
     if (envelope.deadline !== undefined && envelope.deadline <= core.clock.now()) {

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { decodeEnvelope, encodeEnvelope, newMessageId, type AgentRpcEnvelope } from '../../src/envelope/index.js';
 import { RpcError } from '../../src/errors.js';
 import type { DlqRecord } from '../../src/dlq/record.js';
+import { MemoryIdempotencyStore } from '../../src/idempotency/memory-store.js';
 import { AgentNode } from '../../src/rpc/agent-node.js';
 import { MemoryBus, memoryTransport } from '../../transports/memory/index.js';
 import { Collector } from '../support/collector.js';
@@ -56,6 +57,27 @@ describe('delivery controls - limits', () => {
     release.open();
     expect((await Promise.all(calls)).every((r) => r.status === 'ok')).toBe(true);
     expect(peak).toBe(2);
+  });
+});
+
+describe('delivery controls - dedupe claims', () => {
+  it('delivery controls - a message claimed by a process that died runs once its claim lapses, not never', async () => {
+    const f = await fleet();
+    const store = new MemoryIdempotencyStore();
+    const svc = await f.node('svc', { idempotency: { store, leaseMs: 30 }, limits: { retryDelayMs: 5 } });
+    let runs = 0;
+    svc.handle('work', () => ++runs);
+    const envelope = request();
+    // The claim a crashed consumer left behind.
+    await store.claim(envelope.messageId, 30);
+    const replies = new Collector({ autoAck: true });
+    const raw = await f.raw();
+    await raw.subscribe('test.replies', replies.handler);
+    await raw.publish('agents.svc.requests', { body: encodeEnvelope(envelope) });
+    const [reply] = await replies.waitFor(1);
+    const decoded = decodeEnvelope(reply!.body);
+    expect(decoded.ok && decoded.envelope.payload).toEqual({ ok: true, data: 1 });
+    expect(runs).toBe(1);
   });
 });
 
