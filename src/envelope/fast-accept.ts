@@ -34,10 +34,10 @@ function matches(value: unknown, pattern: RegExp): boolean {
   return typeof value === 'string' && pattern.test(value);
 }
 
+// JSON.parse objects have only own, enumerable string keys, and Object.keys is served
+// from V8's enum cache: far cheaper than a for-in with ownership checks.
 function countKeys(record: Json): number {
-  let count = 0;
-  for (const key in record) if (Object.hasOwn(record, key)) count++;
-  return count;
+  return Object.keys(record).length;
 }
 
 function acceptsAuth(auth: unknown): boolean {
