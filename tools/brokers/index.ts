@@ -1,0 +1,15 @@
+/** Real NATS and Kafka servers for tests, benchmarks and `npm run brokers`. */
+export { freePort, freePorts } from './free-port.js';
+export { findNatsServerBinary, startNatsServer, type NatsServerHandle, type NatsServerOptions } from './nats-server.js';
+export {
+  DEFAULT_KAFKA_JVM_OPTIONS,
+  DEFAULT_KAFKA_VERSION,
+  ensureKafkaJars,
+  kafkaHome,
+  startKafkaServer,
+  type KafkaJarsOptions,
+  type KafkaServerHandle,
+  type KafkaServerOptions,
+  type MavenRunner,
+} from './kafka-server.js';
+export { kafkaBrokersFromEnv, natsUrlFromEnv } from './env-brokers.js';
