@@ -91,15 +91,18 @@ export class Inbox {
     let matched = false;
     if (requestId !== undefined) {
       if (!payload) {
-        matched = registry.settle(requestId, {
-          ok: false,
-          error: new RpcError('EAGENTRPC_INVALID_RESPONSE', `response from ${envelope.from} is not a result object`),
-        });
-      } else if (!payload.ok) matched = registry.settle(requestId, { ok: false, error: RpcError.fromWire(payload.error) });
+        const error = new RpcError('EAGENTRPC_INVALID_RESPONSE', `response from ${envelope.from} is not a result object`);
+        matched = registry.settle(requestId, { ok: false, error }, true);
+      } else if (!payload.ok) matched = registry.settle(requestId, { ok: false, error: RpcError.fromWire(payload.error) }, true);
       else if (payload.progress) matched = registry.progress(requestId, payload.data);
-      else matched = registry.settle(requestId, { ok: true, data: payload.data });
+      else matched = registry.settle(requestId, { ok: true, data: payload.data }, true);
     }
     if (matched) return delivery.ack();
+    if (requestId !== undefined && registry.wasAnswered(requestId)) {
+      // A second answer to a call already settled (a retried request answered twice).
+      this.core.metrics.duplicateSkipped?.(envelope.capability);
+      return delivery.ack();
+    }
     this.core.metrics.unmatchedResponse?.(envelope.capability);
     const detail = `no pending call ${requestId ?? '(no causedBy)'}: late, duplicate or not ours`;
     return this.reject(delivery, transport, { kind: 'unmatched-response', reason: 'no-pending-call', detail }, envelope);

@@ -17,6 +17,8 @@ export interface PendingCall {
   readonly onSettle: (outcome: PendingOutcome) => void;
 }
 
+const RECENTLY_ANSWERED = 10_000;
+
 interface Entry {
   call: PendingCall;
   timer: NodeJS.Timeout;
@@ -37,6 +39,8 @@ export interface PendingRegistryOptions {
  */
 export class PendingRegistry {
   private readonly entries = new Map<string, Entry>();
+  /** Requests answered lately: a second answer to one of them is a harmless duplicate. */
+  private readonly answered = new Set<string>();
   private readonly capacity: number;
   private closed = false;
 
@@ -79,15 +83,29 @@ export class PendingRegistry {
     return true;
   }
 
-  /** Settles a waiting call. Returns false (and does nothing) if none waits: late or unknown. */
-  settle(requestId: string, outcome: PendingOutcome): boolean {
+  /**
+   * Settles a waiting call. Returns false (and does nothing) if none waits: late or unknown.
+   * `byResponse` marks an outcome that came from the target, so a duplicate of it is known.
+   */
+  settle(requestId: string, outcome: PendingOutcome, byResponse = false): boolean {
     const entry = this.entries.get(requestId);
     if (!entry) return false;
     this.entries.delete(requestId);
     clearTimeout(entry.timer);
     this.options.metrics?.pendingChanged?.(this.entries.size);
+    if (byResponse) this.rememberAnswered(requestId);
     entry.call.onSettle(outcome);
     return true;
+  }
+
+  /** True when the request was settled by an answer recently (the last 10,000 such requests). */
+  wasAnswered(requestId: string): boolean {
+    return this.answered.has(requestId);
+  }
+
+  private rememberAnswered(requestId: string): void {
+    this.answered.add(requestId);
+    if (this.answered.size > RECENTLY_ANSWERED) this.answered.delete(this.answered.values().next().value as string);
   }
 
   /** Drops a call without settling it (its request could not be sent; the caller is told directly). */

@@ -6,6 +6,7 @@ import type { NodeCore } from './node-core.js';
 import type { PendingOutcome } from './pending-registry.js';
 import { normalizeAgentUri } from './peer-table.js';
 import { requestPermissionKey } from './permissions.js';
+import { runSyncCall, type RetryOptions } from './sync-call.js';
 
 export interface RequestAgentOptions<I = unknown> {
   /** `agent://<id>` or the bare id. */
@@ -21,6 +22,8 @@ export interface RequestAgentOptions<I = unknown> {
   readonly onProgress?: (data: unknown) => void;
   /** Aborting stops waiting: the call settles `abandoned` (the request may still run remotely). */
   readonly signal?: AbortSignal;
+  /** Sync mode: publish the same envelope again when an attempt is lost (see RetryOptions). */
+  readonly retry?: RetryOptions;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -100,30 +103,17 @@ export async function requestAgent<O = unknown>(core: NodeCore, options: Request
     }
     return finish({ ok: true, data: undefined }, messageId);
   }
-  return new Promise<CallResult<O>>((resolve) => {
-    const signal = options.signal;
-    const onAbort = (): void => {
-      core.registry.settle(messageId, {
-        ok: false,
-        error: new RpcError('EAGENTRPC_ABANDONED', 'the caller cancelled the call', { details: { requestId: messageId, cancelled: true } }),
-      });
-    };
-    const refused = core.registry.register({
-      requestId: messageId,
-      correlationId,
-      capability,
-      deadline,
-      onProgress: options.onProgress,
-      onSettle: (outcome) => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve(finish(outcome, messageId));
-      },
-    });
-    if (refused) return resolve(fail(refused));
-    if (signal?.aborted) return onAbort();
-    signal?.addEventListener('abort', onAbort, { once: true });
-    publish().catch((error: unknown) => core.registry.settle(messageId, { ok: false, error: toRpcError(error) }));
+  const { outcome, sent } = await runSyncCall(core, {
+    requestId: messageId,
+    correlationId,
+    capability,
+    deadline,
+    publish,
+    onProgress: options.onProgress,
+    signal: options.signal,
+    retry: options.retry,
   });
+  return finish(outcome, sent ? messageId : undefined);
 }
 
 interface CheckedOptions {
@@ -143,6 +133,14 @@ function checkOptions(options: RequestAgentOptions): CheckedOptions {
   if (!CALL_MODES.includes(mode)) throw new TypeError(`requestAgent: mode must be one of ${CALL_MODES.join(', ')}`);
   const timeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   if (typeof timeout !== 'number' || Number.isNaN(timeout)) throw new TypeError('requestAgent: timeoutMs must be a number');
+  if (options.retry !== undefined) {
+    if (mode !== 'sync') throw new TypeError('requestAgent: retry applies to sync calls only');
+    const { attempts, attemptTimeoutMs, backoffMs } = options.retry;
+    if (!Number.isInteger(attempts) || attempts < 1) throw new RangeError('requestAgent: retry.attempts must be a positive integer');
+    for (const [field, value] of [['attemptTimeoutMs', attemptTimeoutMs], ['backoffMs', backoffMs]] as const) {
+      if (value !== undefined && (!Number.isFinite(value) || value < 0)) throw new RangeError(`requestAgent: retry.${field} must be a non-negative number`);
+    }
+  }
   if (options.onProgress !== undefined && typeof options.onProgress !== 'function') {
     throw new TypeError('requestAgent: onProgress must be a function');
   }

@@ -162,6 +162,42 @@ describe('requestAgent - sync mode', () => {
   });
 });
 
+describe('requestAgent - retry', () => {
+  it('requestAgent - a lost attempt is retried with the same messageId; the handler runs once', async () => {
+    const duplicates: string[] = [];
+    const caller = await fleet.node('caller', { metrics: { duplicateSkipped: (capability) => duplicates.push(capability) } });
+    const svc = await fleet.node('svc', { limits: { retryDelayMs: 5 } });
+    const release = gate();
+    const seen: string[] = [];
+    svc.handle('slow-once', async (_input, ctx) => {
+      seen.push(ctx.envelope.messageId);
+      await release.promise;
+      return 'answered';
+    });
+    const pending = caller.requestAgent({
+      to: 'svc',
+      capability: 'slow-once',
+      payload: null,
+      timeoutMs: 10_000,
+      retry: { attempts: 3, attemptTimeoutMs: 30, backoffMs: 1 },
+    });
+    // The first attempt times out while the handler still runs; the retry is published.
+    await until(() => svc.core.registry.size === 0 && caller.core.registry.size === 1 && seen.length === 1);
+    setTimeout(() => release.open(), 40);
+    const result = await pending;
+    expect(result).toMatchObject({ status: 'ok', response: 'answered' });
+    expect(seen).toEqual([result.messageId]);
+    await until(() => duplicates.length > 0);
+    expect(await caller.dlq.list()).toEqual([]);
+  });
+
+  it('requestAgent - retry is refused for non-sync modes and bad attempt counts', async () => {
+    const caller = await fleet.node('caller');
+    await expect(caller.requestAgent({ to: 'a', capability: 'x', payload: null, mode: 'async', retry: { attempts: 2 } })).rejects.toThrow(TypeError);
+    await expect(caller.requestAgent({ to: 'a', capability: 'x', payload: null, retry: { attempts: 0 } })).rejects.toThrow(RangeError);
+  });
+});
+
 describe('requestAgent - replicas', () => {
   it('requestAgent - replicas of one caller each receive only the replies to their own calls', async () => {
     const first = await fleet.node('caller', { instanceId: 'replica-1' });
