@@ -1,4 +1,5 @@
 import type { AgentRpcEnvelope } from '../envelope/index.js';
+import type { MaybePromise } from '../maybe-promise.js';
 import type { TransportIdentity } from '../transport.js';
 
 export type AuthVerdict =
@@ -16,6 +17,6 @@ export interface VerifyContext {
  */
 export interface AuthProvider {
   readonly name: string;
-  attach(envelope: AgentRpcEnvelope): AgentRpcEnvelope | Promise<AgentRpcEnvelope>;
-  verify(envelope: AgentRpcEnvelope, context: VerifyContext): AuthVerdict | Promise<AuthVerdict>;
+  attach(envelope: AgentRpcEnvelope): MaybePromise<AgentRpcEnvelope>;
+  verify(envelope: AgentRpcEnvelope, context: VerifyContext): MaybePromise<AuthVerdict>;
 }

@@ -1,3 +1,4 @@
+import type { MaybePromise } from '../maybe-promise.js';
 import type { Delivery, TransportKind } from '../transport.js';
 import type { ClaimResult, IdempotencyStore, StoredReply } from './store.js';
 
@@ -43,15 +44,15 @@ export class Dedupe {
     return this.strategy === 'message-id' ? messageId : `${transport}:${delivery.coordinates.deliveryId}`;
   }
 
-  claim(key: string): Promise<ClaimResult> {
+  claim(key: string): MaybePromise<ClaimResult> {
     return this.options.store.claim(key, this.leaseMs);
   }
 
-  complete(key: string, reply: StoredReply | undefined): Promise<void> {
+  complete(key: string, reply: StoredReply | undefined): MaybePromise<void> {
     return this.options.store.complete(key, reply, this.ttlMs);
   }
 
-  release(key: string): Promise<void> {
+  release(key: string): MaybePromise<void> {
     return this.options.store.release(key);
   }
 }

@@ -31,7 +31,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     this.clock = options.clock ?? systemClock;
   }
 
-  async claim(key: string, ttlMs: number): Promise<ClaimResult> {
+  claim(key: string, ttlMs: number): ClaimResult {
     const now = this.clock.now();
     this.sweep(now);
     const existing = this.entries.get(key);
@@ -43,13 +43,13 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     return { state: 'claimed' };
   }
 
-  async complete(key: string, reply: StoredReply | undefined, ttlMs: number): Promise<void> {
+  complete(key: string, reply: StoredReply | undefined, ttlMs: number): void {
     // Re-inserted so insertion order keeps following expiry order for the sweep.
     this.entries.delete(key);
     this.entries.set(key, { done: true, reply, expiresAt: this.clock.now() + ttlMs });
   }
 
-  async release(key: string): Promise<void> {
+  release(key: string): void {
     this.entries.delete(key);
   }
 

@@ -86,17 +86,17 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     return new SqliteIdempotencyStore(db, options.clock ?? systemClock);
   }
 
-  async claim(key: string, leaseMs: number): Promise<ClaimResult> {
+  claim(key: string, leaseMs: number): ClaimResult {
     if (++this.claims % SWEEP_EVERY === 0) this.sweep.run(this.clock.now());
     return this.claimTx(key, leaseMs);
   }
 
-  async complete(key: string, reply: StoredReply | undefined, ttlMs: number): Promise<void> {
+  complete(key: string, reply: StoredReply | undefined, ttlMs: number): void {
     const body = reply ? Buffer.from(reply.body.buffer, reply.body.byteOffset, reply.body.byteLength) : null;
     this.upsert.run(key, DONE, reply?.replyTo ?? null, body, this.clock.now() + ttlMs);
   }
 
-  async release(key: string): Promise<void> {
+  release(key: string): void {
     this.remove.run(key);
   }
 

@@ -3,6 +3,7 @@ import { toRpcError } from '../errors.js';
 import type { StoredReply } from '../idempotency/store.js';
 import type { Delivery, RpcTransport } from '../transport.js';
 import type { DeadLetterInput } from './dead-letter.js';
+import { isPromise } from '../maybe-promise.js';
 import type { NodeCore } from './node-core.js';
 import { publishReply } from './responder.js';
 import { retryDelay } from './retry-delay.js';
@@ -30,7 +31,8 @@ export async function deliverFinalReply(
       await (published ?? publishReply(core, reply, envelope.correlationId));
     } catch (error) {
       const failure = toRpcError(error);
-      await dedupe.complete(dedupeKey, reply);
+      const recording = dedupe.complete(dedupeKey, reply);
+      if (isPromise(recording)) await recording;
       if (failure.retriable && transport.traits.redelivery && delivery.attempt < limits.maxDeliveryAttempts) {
         return delivery.nack({ delayMs: retryDelay(limits.retryDelayMs, delivery.attempt) });
       }
@@ -45,6 +47,7 @@ export async function deliverFinalReply(
       return delivery.ack();
     }
   }
-  await dedupe.complete(dedupeKey, reply);
+  const recording = dedupe.complete(dedupeKey, reply);
+  if (isPromise(recording)) await recording;
   delivery.ack();
 }

@@ -7,6 +7,7 @@ import { deliverFinalReply } from './deliver-reply.js';
 import { runInDispatch } from './flow-context.js';
 import { toWireError, type Handler, type HandlerContext, type HandlerResult, type RespondOptions } from './handler.js';
 import type { NodeCore } from './node-core.js';
+import { isPromise } from '../maybe-promise.js';
 import { retryDelay } from './retry-delay.js';
 import { buildResponse, publishReply, sendResponse } from './responder.js';
 import type { ResponsePayload } from './response-payload.js';
@@ -36,7 +37,8 @@ export async function dispatchRequest(core: NodeCore, input: DispatchInput): Pro
   const { envelope, delivery, transport, handler } = input;
   let final: Promise<FinalReply> | undefined;
   const sendFinal = async (payload: ResponsePayload): Promise<FinalReply> => {
-    const reply = await buildResponse(core, envelope, payload);
+    const built = buildResponse(core, envelope, payload);
+    const reply = isPromise(built) ? await built : built;
     const published = reply ? publishReply(core, reply, envelope.correlationId) : undefined;
     // Observed here so a failure is never unhandled; deliverFinalReply handles it.
     published?.catch(() => undefined);
@@ -77,7 +79,8 @@ export async function dispatchRequest(core: NodeCore, input: DispatchInput): Pro
   if (thrown && !final) {
     const limits = core.limits;
     if (thrown.retriable && transport.traits.redelivery && delivery.attempt < limits.maxDeliveryAttempts) {
-      await core.dedupe.release(input.dedupeKey);
+      const releasing = core.dedupe.release(input.dedupeKey);
+      if (isPromise(releasing)) await releasing;
       core.metrics.redeliveryRequested?.(envelope.capability, delivery.attempt);
       return delivery.nack({ delayMs: retryDelay(limits.retryDelayMs, delivery.attempt) });
     }

@@ -8,6 +8,8 @@ import { authFor, type NodeCore } from './node-core.js';
 import { deliverFinalReply } from './deliver-reply.js';
 import { buildResponse, sendResponse } from './responder.js';
 import { asResponsePayload } from './response-payload.js';
+import type { AuthVerdict } from '../auth/provider.js';
+import { isPromise, type MaybePromise } from '../maybe-promise.js';
 import type { Handler } from './handler.js';
 import { retryDelay } from './retry-delay.js';
 import { Semaphore } from './semaphore.js';
@@ -65,7 +67,8 @@ export class Inbox {
       const detail = `envelope addressed to ${envelope.to} arrived at ${core.uri}`;
       return this.reject(delivery, transport, { kind: 'misrouted', reason: 'wrong-recipient', detail }, envelope);
     }
-    const verdict = await this.verify(envelope, delivery, transport);
+    const pendingVerdict = this.verify(envelope, delivery, transport);
+    const verdict = isPromise(pendingVerdict) ? await pendingVerdict : pendingVerdict;
     if (!verdict.ok) {
       const error = new RpcError('EAGENTRPC_AUTH_REJECTED', `authentication failed: ${verdict.reason}`, { details: { reason: verdict.reason } });
       return this.reject(delivery, transport, { kind: 'auth-rejected', reason: verdict.reason, detail: verdict.detail }, envelope, error);
@@ -74,13 +77,15 @@ export class Inbox {
     return this.handleIncoming(envelope, delivery, transport);
   }
 
-  private async verify(envelope: AgentRpcEnvelope, delivery: Delivery, transport: RpcTransport) {
+  /** Fail closed: a provider that throws (or rejects) denies. */
+  private verify(envelope: AgentRpcEnvelope, delivery: Delivery, transport: RpcTransport): MaybePromise<AuthVerdict> {
+    const deny = (error: unknown): AuthVerdict => ({ ok: false, reason: 'verifier-error', detail: error instanceof Error ? error.message : String(error) });
     try {
       const transportIdentity = transport.validateAuth?.(delivery);
-      return await authFor(this.core, envelope.from).verify(envelope, { transportIdentity });
+      const verdict = authFor(this.core, envelope.from).verify(envelope, { transportIdentity });
+      return isPromise(verdict) ? verdict.catch(deny) : verdict;
     } catch (error) {
-      // Fail closed: a provider that throws denies.
-      return { ok: false as const, reason: 'verifier-error', detail: error instanceof Error ? error.message : String(error) };
+      return deny(error);
     }
   }
 
@@ -111,7 +116,8 @@ export class Inbox {
   private async handleIncoming(envelope: AgentRpcEnvelope, delivery: Delivery, transport: RpcTransport): Promise<void> {
     const { core } = this;
     const dedupeKey = core.dedupe.keyOf(envelope.messageId, delivery, transport.kind);
-    const claim = await core.dedupe.claim(dedupeKey);
+    const pendingClaim = core.dedupe.claim(dedupeKey);
+    const claim = isPromise(pendingClaim) ? await pendingClaim : pendingClaim;
     if (claim.state !== 'claimed') {
       core.metrics.duplicateSkipped?.(envelope.capability);
       if (core.logger.isLevelEnabled('debug')) {
@@ -130,7 +136,8 @@ export class Inbox {
     }
     if (envelope.kind === 'event') {
       core.bus.emit('agent.rpc.event', { envelope });
-      await core.dedupe.complete(dedupeKey, undefined);
+      const recording = core.dedupe.complete(dedupeKey, undefined);
+      if (isPromise(recording)) await recording;
       return delivery.ack();
     }
     const handler = this.handlers.get(envelope.capability);
@@ -140,7 +147,8 @@ export class Inbox {
       });
       return this.refuse(envelope, dedupeKey, delivery, transport, { kind: 'unknown-capability', reason: 'no-handler', detail: error.message }, error, true);
     }
-    await this.handlerSlots.acquire();
+    const slot = this.handlerSlots.acquire();
+    if (slot) await slot;
     try {
       await dispatchRequest(core, { envelope, dedupeKey, delivery, transport, handler, deadLetter: this.deadLetterFor(delivery, transport, envelope) });
     } finally {

@@ -1,6 +1,7 @@
 import { encodeEnvelope, newCorrelationId, newMessageId, type AgentRpcEnvelope } from '../envelope/index.js';
 import { RpcError, toRpcError } from '../errors.js';
 import { CALL_MODES, statusForError, type CallMode, type CallResult } from './call-result.js';
+import { isPromise } from '../maybe-promise.js';
 import { currentDispatch } from './flow-context.js';
 import type { NodeCore } from './node-core.js';
 import type { PendingOutcome } from './pending-registry.js';
@@ -77,7 +78,8 @@ export async function requestAgent<O = unknown>(core: NodeCore, options: Request
   if (mode !== 'fire-and-forget') envelope.replyTo = core.replyTo.get(peer.transport.kind);
   if (peer.tenantId !== undefined) envelope.tenantId = peer.tenantId;
   if (options.headers !== undefined) envelope.headers = options.headers;
-  envelope = await (peer.auth ?? core.auth).attach(envelope);
+  const signed = (peer.auth ?? core.auth).attach(envelope);
+  envelope = isPromise(signed) ? await signed : signed;
   const body = encodeEnvelope(envelope);
   const publish = (): Promise<void> => peer.transport.publish(peer.topic, { body, key: correlationId, messageId });
 

@@ -2,6 +2,7 @@ import { encodeEnvelope, newMessageId, type AgentRpcEnvelope } from '../envelope
 import { RpcError } from '../errors.js';
 import type { StoredReply } from '../idempotency/store.js';
 import { parseReplyTo, type RpcTransport, type TransportKind } from '../transport.js';
+import { isPromise, type MaybePromise } from '../maybe-promise.js';
 import { authFor, type NodeCore } from './node-core.js';
 import type { ResponsePayload } from './response-payload.js';
 
@@ -10,13 +11,9 @@ import type { ResponsePayload } from './response-payload.js';
  * wants no reply. Kept apart from publishing so a reply that could not be published can
  * be stored and sent again when the request is redelivered, without re-running the handler.
  */
-export async function buildResponse(
-  core: NodeCore,
-  request: AgentRpcEnvelope,
-  payload: ResponsePayload,
-): Promise<StoredReply | undefined> {
+export function buildResponse(core: NodeCore, request: AgentRpcEnvelope, payload: ResponsePayload): MaybePromise<StoredReply | undefined> {
   if (request.replyTo === undefined) return undefined;
-  let response: AgentRpcEnvelope = {
+  const response: AgentRpcEnvelope = {
     version: 1,
     kind: 'response',
     messageId: newMessageId(),
@@ -28,8 +25,9 @@ export async function buildResponse(
     payload,
   };
   if (request.tenantId !== undefined) response.tenantId = request.tenantId;
-  response = await authFor(core, request.from).attach(response);
-  return { replyTo: request.replyTo, body: encodeEnvelope(response) };
+  const replyTo = request.replyTo;
+  const signed = authFor(core, request.from).attach(response);
+  return isPromise(signed) ? signed.then((s) => ({ replyTo, body: encodeEnvelope(s) })) : { replyTo, body: encodeEnvelope(signed) };
 }
 
 /** Publishes a reply to its `replyTo`. Throws RpcError when no loaded transport reaches it. */
