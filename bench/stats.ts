@@ -53,6 +53,6 @@ export function formatTable(header: string[], rows: Array<Array<string | number>
 
 function formatNumber(n: number): string {
   if (!Number.isFinite(n)) return 'n/a';
-  if (Math.abs(n) >= 100) return Math.round(n).toLocaleString('en-US');
+  if (Number.isInteger(n) || Math.abs(n) >= 100) return Math.round(n).toLocaleString('en-US');
   return n.toFixed(3);
 }
