@@ -15,11 +15,15 @@ export interface MemoryIdempotencyStoreOptions {
 }
 
 /**
- * Process-local dedupe with TTL. Expired entries are swept lazily from the oldest end
- * (insertion order), so the cost stays O(1) amortized per claim and no timer runs.
+ * Process-local dedupe with TTL. Expiry is swept lazily from a FIFO of (key, expiry)
+ * written on every claim and completion: O(1) amortized, no timer. A FIFO item whose key
+ * was written again later is stale and skipped (its expiry no longer matches the entry).
  */
 export class MemoryIdempotencyStore implements IdempotencyStore {
   private readonly entries = new Map<string, Entry>();
+  private fifoKeys: string[] = [];
+  private fifoExpiry: number[] = [];
+  private head = 0;
   private readonly maxEntries: number;
   private readonly clock: Clock;
 
@@ -31,22 +35,19 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     this.clock = options.clock ?? systemClock;
   }
 
-  claim(key: string, ttlMs: number): ClaimResult {
+  claim(key: string, leaseMs: number): ClaimResult {
     const now = this.clock.now();
     this.sweep(now);
     const existing = this.entries.get(key);
     if (existing && existing.expiresAt > now) {
       return existing.done ? { state: 'done', reply: existing.reply } : { state: 'in-progress' };
     }
-    if (existing) this.entries.delete(key);
-    this.entries.set(key, { done: false, reply: undefined, expiresAt: now + ttlMs });
+    this.write(key, { done: false, reply: undefined, expiresAt: now + leaseMs });
     return { state: 'claimed' };
   }
 
   complete(key: string, reply: StoredReply | undefined, ttlMs: number): void {
-    // Re-inserted so insertion order keeps following expiry order for the sweep.
-    this.entries.delete(key);
-    this.entries.set(key, { done: true, reply, expiresAt: this.clock.now() + ttlMs });
+    this.write(key, { done: true, reply, expiresAt: this.clock.now() + ttlMs });
   }
 
   release(key: string): void {
@@ -57,10 +58,27 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     return this.entries.size;
   }
 
+  private write(key: string, entry: Entry): void {
+    this.entries.set(key, entry);
+    this.fifoKeys.push(key);
+    this.fifoExpiry.push(entry.expiresAt);
+  }
+
+  /** Drops expired entries and, past maxEntries, the oldest ones. */
   private sweep(now: number): void {
-    for (const [key, entry] of this.entries) {
-      if (entry.expiresAt > now && this.entries.size < this.maxEntries) break;
-      this.entries.delete(key);
+    while (this.head < this.fifoKeys.length) {
+      const key = this.fifoKeys[this.head] as string;
+      const expiry = this.fifoExpiry[this.head] as number;
+      const entry = this.entries.get(key);
+      const stale = entry === undefined || entry.expiresAt !== expiry;
+      if (!stale && expiry > now && this.entries.size < this.maxEntries) break;
+      if (!stale) this.entries.delete(key);
+      this.head++;
+    }
+    if (this.head > 1024 && this.head * 2 > this.fifoKeys.length) {
+      this.fifoKeys = this.fifoKeys.slice(this.head);
+      this.fifoExpiry = this.fifoExpiry.slice(this.head);
+      this.head = 0;
     }
   }
 }

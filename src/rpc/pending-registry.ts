@@ -1,5 +1,6 @@
 import { RpcError } from '../errors.js';
 import type { RpcMetrics } from '../observability/metrics.js';
+import { RecentIds } from './recent-ids.js';
 
 /** How a pending call ends: a final response, or an error made locally (timeout, close). */
 export type PendingOutcome =
@@ -40,7 +41,7 @@ export interface PendingRegistryOptions {
 export class PendingRegistry {
   private readonly entries = new Map<string, Entry>();
   /** Requests answered lately: a second answer to one of them is a harmless duplicate. */
-  private readonly answered = new Set<string>();
+  private readonly answered = new RecentIds(RECENTLY_ANSWERED);
   private readonly capacity: number;
   private closed = false;
 
@@ -93,7 +94,7 @@ export class PendingRegistry {
     this.entries.delete(requestId);
     clearTimeout(entry.timer);
     this.options.metrics?.pendingChanged?.(this.entries.size);
-    if (byResponse) this.rememberAnswered(requestId);
+    if (byResponse) this.answered.add(requestId);
     entry.call.onSettle(outcome);
     return true;
   }
@@ -103,10 +104,6 @@ export class PendingRegistry {
     return this.answered.has(requestId);
   }
 
-  private rememberAnswered(requestId: string): void {
-    this.answered.add(requestId);
-    if (this.answered.size > RECENTLY_ANSWERED) this.answered.delete(this.answered.values().next().value as string);
-  }
 
   /** Drops a call without settling it (its request could not be sent; the caller is told directly). */
   forget(requestId: string): void {
