@@ -1,10 +1,11 @@
 import { parseArgs } from 'node:util';
 import { benchEnvelope } from './envelope-bench.js';
+import { leakCheck } from './leak-check.js';
 import { benchAgentRpcMemory, benchRawMemory, type BenchRun } from './memory-bench.js';
 import { formatTable } from './stats.js';
 
 /**
- * `npm run bench [-- --transport memory] [--seconds 3] [--runs 1]`
+ * `npm run bench [-- --transport memory] [--seconds 3] [--runs 1] [--leak]`
  * Each configuration is measured next to the raw transport in the same run (interleaved
  * when --runs > 1, median reported) and printed with the ratio agent-rpc / raw.
  */
@@ -14,6 +15,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '3' },
     warmup: { type: 'string', default: '1' },
     runs: { type: 'string', default: '1' },
+    leak: { type: 'boolean', default: false },
   },
 });
 
@@ -55,3 +57,14 @@ for (const concurrency of [1, 64]) {
 console.log(formatTable(['system', 'C', 'calls/s', 'p50 ms', 'p99 ms', 'errors', 'vs raw'], rows));
 console.log('');
 console.log(formatTable(['envelope operation', 'ops/s'], benchEnvelope().map((r) => [r.name, r.opsPerSec])));
+
+if (values.leak) {
+  const figures = await leakCheck(1_000_000, 10_000);
+  console.log('');
+  console.log(
+    formatTable(
+      ['leak check (memory, sync calls, dedupe store of 10,000)', 'heap after 10,000 MB', 'heap after 1,000,000 MB', 'growth MB'],
+      [['1,000,000 calls at C=64', figures.heapAfterWarmupMb.toFixed(1), figures.heapAfterAllMb.toFixed(1), figures.growthMb.toFixed(1)]],
+    ),
+  );
+}
