@@ -1,0 +1,70 @@
+import type { ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from 'nats';
+import type { DurableOptions } from './nats-options.js';
+import type { NatsModule } from './nats-options.js';
+import type { LocalQueue } from './local-queue.js';
+
+/** JetStream names allow neither dots nor wildcards. */
+export function jetStreamName(subject: string): string {
+  return `AGENTRPC_${subject.replace(/[^A-Za-z0-9_-]/g, '_')}`;
+}
+
+/**
+ * Creates (or updates) the stream capturing `subject`. Every publish on the subject —
+ * core or JetStream — is stored from then on.
+ */
+export async function ensureStream(jsm: JetStreamManager, nats: NatsModule, subject: string, durable: Required<DurableOptions>): Promise<string> {
+  const name = jetStreamName(subject);
+  const config = {
+    name,
+    subjects: [subject],
+    storage: durable.storage === 'memory' ? nats.StorageType.Memory : nats.StorageType.File,
+    max_age: nats.nanos(durable.maxAgeMs),
+    duplicate_window: nats.nanos(Math.min(durable.maxAgeMs, 2 * 60 * 1000)),
+  };
+  try {
+    await jsm.streams.info(name);
+    await jsm.streams.update(name, config);
+  } catch {
+    await jsm.streams.add(config);
+  }
+  return name;
+}
+
+/**
+ * A durable consumer shared by a group: each message goes to one member, is acked after
+ * dispatch, redelivered after `ackWaitMs` or a nak, at most `maxDeliver` times. The server
+ * keeps at most `maxInflight` messages unacked (max_ack_pending), which is the back-pressure.
+ */
+export async function consumeDurably(
+  js: JetStreamClient,
+  jsm: JetStreamManager,
+  nats: NatsModule,
+  stream: string,
+  group: string,
+  durable: Required<DurableOptions>,
+  maxInflight: number,
+  topic: string,
+  queue: LocalQueue,
+): Promise<ConsumerMessages> {
+  const name = jetStreamName(group);
+  await jsm.consumers.add(stream, {
+    durable_name: name,
+    ack_policy: nats.AckPolicy.Explicit,
+    ack_wait: nats.nanos(durable.ackWaitMs),
+    max_deliver: durable.maxDeliver,
+    max_ack_pending: maxInflight,
+    deliver_policy: nats.DeliverPolicy.All,
+  });
+  const consumer = await js.consumers.get(stream, name);
+  return consumer.consume({
+    max_messages: Math.min(maxInflight, 256),
+    callback: (msg: JsMsg) =>
+      queue.push({
+        topic,
+        body: msg.data,
+        deliveryId: `${stream}:${msg.info.streamSequence}`,
+        attempt: msg.info.deliveryCount,
+        settleRemote: { ack: () => msg.ack(), nak: (delayMs) => msg.nak(delayMs > 0 ? delayMs : undefined) },
+      }),
+  });
+}

@@ -1,0 +1,180 @@
+import type { ConsumerMessages, JetStreamClient, JetStreamManager, MsgHdrs, NatsConnection, Subscription as NatsSubscription } from 'nats';
+import { RpcError } from '../../src/errors.js';
+import { silentLogger, type Logger } from '../../src/observability/logger.js';
+import type { DeliveryHandler, OutboundMessage, RpcTransport, SubscribeOptions, Subscription, TransportTraits } from '../../src/transport.js';
+import { consumeDurably, ensureStream, jetStreamName } from './jetstream-subscription.js';
+import { LocalQueue } from './local-queue.js';
+import { loadNats, resolveNatsOptions, type DurableOptions, type NatsModule, type NatsTransportOptions, type ResolvedNatsOptions } from './nats-options.js';
+
+const CORE_TRAITS: TransportTraits = { redelivery: true, orderedByKey: false, retainsUnconsumed: false, remoteSubscribe: true };
+const DURABLE_TRAITS: TransportTraits = { redelivery: true, orderedByKey: false, retainsUnconsumed: true, remoteSubscribe: true };
+
+/**
+ * NATS transport. Subjects are topic names (plus `subjectPrefix`). Core NATS by default:
+ * lowest latency, at-most-once across process crashes, nacks redelivered locally. With
+ * `durable`, shared subscriptions are JetStream durable consumers (at-least-once).
+ */
+class NatsTransport implements RpcTransport {
+  readonly kind = 'nats' as const;
+  readonly traits: TransportTraits;
+  private readonly options: ResolvedNatsOptions;
+  private readonly logger: Logger;
+  private nats: NatsModule | undefined;
+  private nc: NatsConnection | undefined;
+  private js: JetStreamClient | undefined;
+  private jsm: JetStreamManager | undefined;
+  private connecting: Promise<void> | undefined;
+  private closed = false;
+  private readonly closers = new Set<() => Promise<void>>();
+  /** Per subject: does a stream capture it? Then publishes go through JetStream (ack, dedupe). */
+  private readonly streamSubjects = new Map<string, Promise<boolean>>();
+  private deliverySeq = 0;
+
+  constructor(private readonly input: NatsTransportOptions) {
+    this.options = resolveNatsOptions(input);
+    this.traits = this.options.durable ? DURABLE_TRAITS : CORE_TRAITS;
+    this.logger = input.logger ?? silentLogger;
+  }
+
+  connect(): Promise<void> {
+    if (this.closed) return Promise.reject(closedError());
+    this.connecting ??= this.open().catch((error: unknown) => {
+      this.connecting = undefined;
+      throw error;
+    });
+    return this.connecting;
+  }
+
+  private async open(): Promise<void> {
+    const nats = await loadNats(this.input.loadModule);
+    this.nats = nats;
+    this.nc = await nats.connect({
+      ...this.options.connection,
+      servers: this.options.servers,
+      // Reconnect forever (the client default gives up after 10 attempts), with jitter.
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+      reconnectJitter: 250,
+      waitOnFirstConnect: true,
+      noAsyncTraces: true,
+    });
+    void this.watchStatus(this.nc);
+    if (this.options.durable) {
+      this.js = this.nc.jetstream();
+      this.jsm = await this.nc.jetstreamManager();
+    }
+  }
+
+  private async watchStatus(nc: NatsConnection): Promise<void> {
+    for await (const status of nc.status()) {
+      if (this.logger.isLevelEnabled('info')) this.logger.info({ transport: 'nats', status: status.type, data: String(status.data) }, 'nats connection status');
+    }
+  }
+
+  async publish(topic: string, message: OutboundMessage): Promise<void> {
+    const nc = this.nc;
+    if (this.closed || !nc || nc.isClosed()) throw closedError();
+    const subject = this.options.subjectPrefix + topic;
+    try {
+      if (this.js && (await this.capturedByStream(topic, subject))) {
+        await this.js.publish(subject, message.body, message.messageId ? { msgID: message.messageId } : undefined);
+        return;
+      }
+      // While reconnecting, nats.js buffers the publish and sends it once connected.
+      nc.publish(subject, message.body, message.messageId && this.js ? { headers: this.msgIdHeader(message.messageId) } : undefined);
+    } catch (cause) {
+      if (this.closed || nc.isClosed() || nc.isDraining()) throw closedError();
+      throw new RpcError('EAGENTRPC_PUBLISH_FAILED', `nats publish to ${subject} failed: ${(cause as Error).message}`, { cause });
+    }
+  }
+
+  /**
+   * Durable topics get their stream before the first publish, so what is sent before the
+   * first consumer subscribes is kept. Other subjects use a stream only if one exists.
+   */
+  private capturedByStream(topic: string, subject: string): Promise<boolean> {
+    let known = this.streamSubjects.get(subject);
+    if (!known) {
+      const durable = this.options.durable as Required<DurableOptions>;
+      const jsm = this.jsm as JetStreamManager;
+      known = durable.topics(topic)
+        ? ensureStream(jsm, this.nats as NatsModule, subject, durable).then(() => true)
+        : jsm.streams.find(subject).then(() => true, () => false);
+      known.catch(() => this.streamSubjects.delete(subject));
+      this.streamSubjects.set(subject, known);
+    }
+    return known;
+  }
+
+  /** Lets a stream that captures a core publish dedupe it too. */
+  private msgIdHeader(messageId: string): MsgHdrs {
+    const headers = (this.nats as NatsModule).headers();
+    headers.set('Nats-Msg-Id', messageId);
+    return headers;
+  }
+
+  async subscribe(topic: string, handler: DeliveryHandler, options: SubscribeOptions = {}): Promise<Subscription> {
+    await this.connect();
+    const nc = this.nc as NatsConnection;
+    const subject = this.options.subjectPrefix + topic;
+    const maxInflight = options.maxInflight ?? this.options.maxInflight;
+    const queue = new LocalQueue(handler, maxInflight, this.options.maxPending, (dropped) => {
+      this.logger.warn({ topic, deliveryId: dropped.deliveryId, maxPending: this.options.maxPending }, 'nats slow consumer: message dropped');
+    });
+    let stop: () => Promise<void>;
+    if (this.options.durable && options.group !== undefined && this.options.durable.topics(topic)) {
+      const durable = this.options.durable;
+      const stream = await ensureStream(this.jsm as JetStreamManager, this.nats as NatsModule, subject, durable);
+      this.streamSubjects.set(subject, Promise.resolve(true));
+      const messages: ConsumerMessages = await consumeDurably(
+        this.js as JetStreamClient, this.jsm as JetStreamManager, this.nats as NatsModule,
+        stream, `${options.group}.${topic}`, durable, maxInflight, topic, queue,
+      );
+      stop = async () => {
+        queue.closed = true;
+        await messages.close();
+      };
+    } else {
+      const sub: NatsSubscription = nc.subscribe(subject, {
+        queue: options.group,
+        callback: (error, msg) => {
+          if (error) return this.logger.error({ err: error, topic }, 'nats subscription error');
+          queue.push({ topic, body: msg.data, deliveryId: `${subject}#${++this.deliverySeq}`, attempt: 1 });
+        },
+      });
+      // Resolves once the server has registered the interest: later publishes reach us.
+      await nc.flush();
+      stop = async () => {
+        queue.closed = true;
+        if (!sub.isClosed()) sub.unsubscribe();
+      };
+    }
+    const closeOnce = async (): Promise<void> => {
+      if (!this.closers.delete(closeOnce)) return;
+      await stop();
+    };
+    this.closers.add(closeOnce);
+    return { topic, close: closeOnce };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const close of [...this.closers]) await close().catch(() => undefined);
+    const nc = this.nc;
+    if (nc && !nc.isClosed()) await nc.drain().catch(() => nc.close());
+  }
+
+  /** Exposed for tests and tools: the stream a durable subscription on `topic` uses. */
+  streamNameFor(topic: string): string {
+    return jetStreamName(this.options.subjectPrefix + topic);
+  }
+}
+
+function closedError(): RpcError {
+  return new RpcError('EAGENTRPC_TRANSPORT_CLOSED', 'nats transport is closed');
+}
+
+export function natsTransport(options: NatsTransportOptions): RpcTransport {
+  return new NatsTransport(options);
+}
