@@ -1,6 +1,7 @@
 import { AgentNode, PeerTable } from '../src/index.js';
 import type { Delivery } from '../src/transport.js';
 import { MemoryBus, memoryTransport } from '../transports/memory/index.js';
+import { BENCH_PAYLOAD } from './payload.js';
 import { closedLoop, type LoadFigures } from './stats.js';
 
 export interface BenchRun {
@@ -8,14 +9,6 @@ export interface BenchRun {
   concurrency: number;
   figures: LoadFigures;
 }
-
-/** ~200 bytes of JSON, as in the reference method. */
-const PAYLOAD = {
-  id: 'order-000042',
-  customer: { name: 'Ada Lovelace', tier: 'gold' },
-  items: [{ sku: 'A-1', qty: 2 }, { sku: 'B-7', qty: 1 }],
-  note: 'deliver to the back door, ring twice',
-};
 
 /** agent-rpc sync calls between two nodes on one in-process bus; the responder echoes. */
 export async function benchAgentRpcMemory(concurrency: number, warmupMs: number, measureMs: number): Promise<BenchRun> {
@@ -27,7 +20,7 @@ export async function benchAgentRpcMemory(concurrency: number, warmupMs: number,
   await echo.start();
   await caller.start();
   const figures = await closedLoop(
-    async () => (await caller.requestAgent({ to: 'agent://echo', capability: 'echo', payload: PAYLOAD })).status === 'ok',
+    async () => (await caller.requestAgent({ to: 'agent://echo', capability: 'echo', payload: BENCH_PAYLOAD })).status === 'ok',
     concurrency,
     warmupMs,
     measureMs,
@@ -62,7 +55,7 @@ export async function benchRawMemory(concurrency: number, warmupMs: number, meas
       new Promise<boolean>((resolve) => {
         const id = nextId++;
         waiting.set(id, () => resolve(true));
-        void requester.publish('raw.requests', { body: Buffer.from(JSON.stringify({ id, payload: PAYLOAD })) });
+        void requester.publish('raw.requests', { body: Buffer.from(JSON.stringify({ id, payload: BENCH_PAYLOAD })) });
       }),
     concurrency,
     warmupMs,

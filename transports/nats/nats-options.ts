@@ -1,6 +1,7 @@
 import type { ConnectionOptions } from 'nats';
 import { RpcError } from '../../src/errors.js';
 import type { Logger } from '../../src/observability/logger.js';
+import { isInstanceReplyTopic } from '../../src/rpc/topics.js';
 
 export type NatsModule = typeof import('nats');
 
@@ -20,7 +21,6 @@ export interface DurableOptions {
   readonly topics?: (topic: string) => boolean;
 }
 
-const REPLY_TOPIC = /\.responses\.[^.]+$/;
 
 export interface NatsTransportOptions {
   /** `nats://host:port`, or several. */
@@ -74,7 +74,7 @@ export function resolveNatsOptions(options: NatsTransportOptions): ResolvedNatsO
     ackWaitMs: positiveInt(durableInput.ackWaitMs ?? 30_000, 'durable.ackWaitMs'),
     maxAgeMs: positiveInt(durableInput.maxAgeMs ?? 24 * 60 * 60 * 1000, 'durable.maxAgeMs'),
     storage: durableInput.storage ?? 'file',
-    topics: durableInput.topics ?? ((topic: string) => !REPLY_TOPIC.test(topic)),
+    topics: durableInput.topics ?? ((topic: string) => !isInstanceReplyTopic(topic)),
   };
   if (durable && durable.storage !== 'file' && durable.storage !== 'memory') throw new TypeError('natsTransport: durable.storage must be file or memory');
   return {

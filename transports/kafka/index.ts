@@ -1,0 +1,2 @@
+export { kafkaTransport } from './kafka-transport.js';
+export type { KafkaTransportOptions } from './kafka-options.js';

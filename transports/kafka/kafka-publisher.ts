@@ -1,0 +1,73 @@
+import type { Admin, Producer, TopicMessages } from 'kafkajs';
+import { RpcError } from '../../src/errors.js';
+import { isInstanceReplyTopic } from '../../src/rpc/topics.js';
+import type { OutboundMessage } from '../../src/transport.js';
+
+interface Pending {
+  topic: string;
+  message: OutboundMessage;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Topics on demand, and publishes gathered into one `sendBatch` per tick (or per
+ * `lingerMs`): at high concurrency one request carries many messages, which is where
+ * Kafka's throughput comes from. Each publish still resolves only when the broker acked
+ * its batch (acks=all, idempotent producer).
+ */
+export class KafkaPublisher {
+  private readonly topics = new Map<string, Promise<void>>();
+  private batch: Pending[] = [];
+  private scheduled = false;
+
+  constructor(
+    private readonly producer: Producer,
+    private readonly admin: Admin,
+    private readonly settings: { partitions: number; replicationFactor: number; lingerMs: number },
+  ) {}
+
+  /** Creates the topic if missing and waits for its leaders. Cached per topic. */
+  ensureTopic(topic: string): Promise<void> {
+    let ready = this.topics.get(topic);
+    if (!ready) {
+      const numPartitions = isInstanceReplyTopic(topic) ? 1 : this.settings.partitions;
+      ready = this.admin
+        .createTopics({ topics: [{ topic, numPartitions, replicationFactor: this.settings.replicationFactor }], waitForLeaders: true })
+        .then(() => undefined);
+      ready.catch(() => this.topics.delete(topic));
+      this.topics.set(topic, ready);
+    }
+    return ready;
+  }
+
+  publish(topic: string, message: OutboundMessage): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.batch.push({ topic, message, resolve, reject });
+      if (this.scheduled) return;
+      this.scheduled = true;
+      if (this.settings.lingerMs > 0) setTimeout(() => void this.flush(), this.settings.lingerMs);
+      else setImmediate(() => void this.flush());
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.scheduled = false;
+    const batch = this.batch;
+    this.batch = [];
+    const byTopic = new Map<string, TopicMessages>();
+    try {
+      await Promise.all([...new Set(batch.map((p) => p.topic))].map((t) => this.ensureTopic(t)));
+      for (const { topic, message } of batch) {
+        let entry = byTopic.get(topic);
+        if (!entry) byTopic.set(topic, (entry = { topic, messages: [] }));
+        entry.messages.push({ key: message.key ?? null, value: Buffer.from(message.body.buffer, message.body.byteOffset, message.body.byteLength) });
+      }
+      await this.producer.sendBatch({ topicMessages: [...byTopic.values()] });
+      for (const pending of batch) pending.resolve();
+    } catch (cause) {
+      const error = new RpcError('EAGENTRPC_PUBLISH_FAILED', `kafka publish failed: ${(cause as Error).message}`, { cause });
+      for (const pending of batch) pending.reject(error);
+    }
+  }
+}
