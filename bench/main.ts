@@ -2,7 +2,17 @@ import { parseArgs } from 'node:util';
 import { benchEnvelope } from './envelope-bench.js';
 import { leakCheck } from './leak-check.js';
 import { benchAgentRpcMemory, benchRawMemory, type BenchRun } from './memory-bench.js';
+import { benchNats } from './nats-bench.js';
 import { formatTable } from './stats.js';
+import { natsUrlFromEnv, startNatsServer } from '../tools/brokers/index.js';
+
+/** NATS_URL when set, otherwise a server of our own on a free port. */
+async function natsForBench(): Promise<{ url: string; stop(): Promise<void> }> {
+  const url = natsUrlFromEnv();
+  if (url) return { url, stop: async () => {} };
+  const server = await startNatsServer();
+  return { url: server.url, stop: () => server.stop() };
+}
 
 /**
  * `npm run bench [-- --transport memory] [--seconds 3] [--runs 1] [--leak]`
@@ -20,8 +30,8 @@ const { values } = parseArgs({
 });
 
 const transport = values.transport;
-if (transport !== 'memory') {
-  console.error(`bench: --transport ${transport} is not available yet (memory only)`);
+if (transport !== 'memory' && transport !== 'nats') {
+  console.error(`bench: --transport must be memory or nats, got ${transport}`);
   process.exit(2);
 }
 const measureMs = Number(values.seconds) * 1000;
@@ -40,20 +50,31 @@ function median(list: BenchRun[]): BenchRun {
 }
 
 console.log(`agent-rpc bench: transport=${transport}, ${runs} run(s) of ${warmupMs / 1000}s warm-up + ${measureMs / 1000}s, node ${process.version}\n`);
+
+/** One configuration per entry; the first is the raw baseline the others are compared with. */
+type System = (concurrency: number) => Promise<BenchRun>;
+const brokers = transport === 'nats' ? await natsForBench() : undefined;
+const systems: System[] =
+  transport === 'nats'
+    ? (['raw', 'moleculer', 'agent-rpc'] as const).map((name) => (c: number) => benchNats(name, brokers!.url, c, warmupMs, measureMs))
+    : [(c) => benchRawMemory(c, warmupMs, measureMs), (c) => benchAgentRpcMemory(c, warmupMs, measureMs)];
+const concurrencies = transport === 'nats' ? [1, 64, 256] : [1, 64];
+
 const rows: Array<Array<string | number>> = [];
-for (const concurrency of [1, 64]) {
-  const raw: BenchRun[] = [];
-  const ours: BenchRun[] = [];
+for (const concurrency of concurrencies) {
+  // Interleaved: run i of every system before run i+1 of any, so drift hits all alike.
+  const results: BenchRun[][] = systems.map(() => []);
   for (let i = 0; i < runs; i++) {
-    raw.push(await benchRawMemory(concurrency, warmupMs, measureMs));
-    ours.push(await benchAgentRpcMemory(concurrency, warmupMs, measureMs));
+    for (const [index, system] of systems.entries()) results[index]!.push(await system(concurrency));
   }
-  const base = median(raw);
-  for (const run of [base, median(ours)]) {
+  const medians = results.map(median);
+  const base = medians[0]!;
+  for (const run of medians) {
     const f = run.figures;
     rows.push([run.system, concurrency, f.callsPerSec, f.p50Ms, f.p99Ms, f.errors, `${(f.callsPerSec / base.figures.callsPerSec).toFixed(2)}x`]);
   }
 }
+await brokers?.stop();
 console.log(formatTable(['system', 'C', 'calls/s', 'p50 ms', 'p99 ms', 'errors', 'vs raw'], rows));
 console.log('');
 console.log(formatTable(['envelope operation', 'ops/s'], benchEnvelope().map((r) => [r.name, r.opsPerSec])));

@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentProcess } from '../support/agent-process-client.js';
+import { until } from '../support/fleet.js';
+import { KafkaTestServer } from '../support/kafka-target.js';
+import { NatsTestServer } from '../support/nats-target.js';
+import type { TransportSpec } from '../support/transport-spec.js';
+
+interface Broker {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  spec(): TransportSpec;
+}
+
+const nats = new NatsTestServer();
+const kafka = new KafkaTestServer();
+const brokers: Array<[string, Broker]> = [
+  ['nats', { start: () => nats.start(), stop: () => nats.stop(), spec: () => ({ kind: 'nats', servers: nats.url }) }],
+  ['nats durable', { start: () => nats.start(), stop: () => nats.stop(), spec: () => ({ kind: 'nats', servers: nats.url, durable: true }) }],
+  ['kafka', { start: () => kafka.start(), stop: () => kafka.stop(), spec: () => ({ kind: 'kafka', brokers: kafka.brokers }) }],
+];
+
+describe.each(brokers)('cross-process over %s', (_name, broker) => {
+  let alpha: AgentProcess;
+  let beta: AgentProcess;
+
+  beforeAll(async () => {
+    await broker.start();
+    const transport = broker.spec();
+    [alpha, beta] = await Promise.all([
+      AgentProcess.start({ id: 'alpha', transport, peers: ['beta'] }),
+      AgentProcess.start({ id: 'beta', transport, peers: ['alpha'] }),
+    ]);
+  }, 120_000);
+
+  afterAll(async () => {
+    expect(await alpha?.stop()).toBe(0);
+    expect(await beta?.stop()).toBe(0);
+    await broker.stop();
+  }, 60_000);
+
+  it('cross-process - a sync call is answered by the other process', async () => {
+    const result = await alpha.call({ to: 'beta', capability: 'echo', payload: { hello: 'beta' } });
+    expect(result).toMatchObject({ status: 'ok', response: { hello: 'beta' } });
+    const whoami = await alpha.call({ to: 'beta', capability: 'whoami', payload: null });
+    expect(whoami.response).toMatchObject({ id: 'beta' });
+  });
+
+  it('cross-process - progress responses arrive before the final one', async () => {
+    const result = await beta.call({ to: 'alpha', capability: 'progress', payload: null });
+    expect(result).toMatchObject({ status: 'ok', response: 'final', progress: ['step-1', 'step-2'] });
+  });
+
+  it('cross-process - an async call is answered on the caller bus', async () => {
+    const result = await alpha.call({ to: 'beta', capability: 'echo', payload: 'later', mode: 'async' });
+    expect(result.status).toBe('ok');
+    await until(() => alpha.busEvents.some((e) => e.name === 'agent.rpc.response' && (e.event as { requestId: string }).requestId === result.messageId));
+    const event = alpha.busEvents.find((e) => (e.event as { requestId?: string }).requestId === result.messageId)!.event;
+    expect(event).toMatchObject({ status: 'ok', response: 'later', correlationId: result.correlationId });
+  });
+
+  it('cross-process - fire-and-forget reaches the other process as an event', async () => {
+    const result = await alpha.call({ to: 'beta', capability: 'note', payload: { n: 1 }, mode: 'fire-and-forget' });
+    expect(result.status).toBe('ok');
+    await until(() => beta.busEvents.some((e) => e.name === 'agent.rpc.event'));
+    const { envelope } = beta.busEvents.find((e) => e.name === 'agent.rpc.event')!.event as { envelope: { capability: string; correlationId: string } };
+    expect(envelope).toMatchObject({ capability: 'note', correlationId: result.correlationId });
+  });
+
+  it('cross-process - a nested call back into the caller keeps the flow', async () => {
+    const result = await alpha.call({ to: 'beta', capability: 'relay', payload: { to: 'alpha', capability: 'whoami', payload: null } });
+    expect(result.status).toBe('ok');
+    expect(result.response).toMatchObject({ status: 'ok', response: { id: 'alpha' }, correlationId: result.correlationId });
+  });
+
+  it('cross-process - an unknown capability is a typed error, not a timeout', async () => {
+    const result = await alpha.call({ to: 'beta', capability: 'nope', payload: null, timeoutMs: 20_000 });
+    expect(result).toMatchObject({ status: 'error', error: { code: 'EAGENTRPC_UNKNOWN_CAPABILITY' } });
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * Child-process entry for cross-process tests: one agent node on a real broker, driven
+ * over IPC by AgentProcess (agent-process-client.ts). Started with `node --import tsx`.
+ */
+import { appendFileSync } from 'node:fs';
+import { AgentNode } from '../../src/rpc/agent-node.js';
+import { SqliteIdempotencyStore } from '../../src/idempotency/sqlite-store.js';
+import type { RequestAgentOptions } from '../../src/rpc/request-agent.js';
+import type { Delivery, RpcTransport } from '../../src/transport.js';
+import { createTransport, type TransportSpec } from './transport-spec.js';
+
+export interface AgentProcessConfig {
+  readonly id: string;
+  readonly instanceId?: string;
+  readonly transport: TransportSpec;
+  readonly peers: readonly string[];
+  /** Persistent dedupe (survives a kill -9 of this process). */
+  readonly sqlitePath?: string;
+  /** `count` appends the request's messageId here: the side effect tests count. */
+  readonly effectsFile?: string;
+  /** SIGKILL this process when the delivery carrying this messageId is acked: after the
+   *  handler's side effect and its dedupe record, before the broker commit. */
+  readonly killOnAckOf?: string;
+}
+
+export type ParentMessage = { type: 'call'; id: number; options: RequestAgentOptions } | { type: 'close' };
+export type ChildMessage =
+  | { type: 'ready' }
+  | { type: 'result'; id: number; result: unknown }
+  | { type: 'bus'; name: string; event: unknown }
+  | { type: 'failed'; error: string };
+
+const send = (message: ChildMessage): void => void process.send?.(message);
+
+/** Wraps subscriptions so the configured ack kills the process (crash-before-commit). */
+function killOnAck(transport: RpcTransport, messageId: string): RpcTransport {
+  return new Proxy(transport, {
+    get(target, property, receiver) {
+      if (property !== 'subscribe') return Reflect.get(target, property, receiver);
+      return (topic: string, handler: (d: Delivery) => void, options?: object) =>
+        target.subscribe(topic, (delivery) => {
+          if (!Buffer.from(delivery.body).includes(messageId)) return handler(delivery);
+          handler({ ...delivery, ack: () => process.kill(process.pid, 'SIGKILL'), nack: delivery.nack });
+        }, options);
+    },
+  });
+}
+
+async function main(config: AgentProcessConfig): Promise<void> {
+  let transport = await createTransport(config.transport, config.id);
+  if (config.killOnAckOf) transport = killOnAck(transport, config.killOnAckOf);
+  const store = config.sqlitePath ? await SqliteIdempotencyStore.open({ path: config.sqlitePath }) : undefined;
+  const node = new AgentNode({
+    id: config.id,
+    instanceId: config.instanceId,
+    transports: [transport],
+    peers: config.peers.map((id) => ({ id, routes: [{ kind: transport.kind }] })),
+    ...(store ? { idempotency: { store } } : {}),
+  });
+  node.handle('echo', (input) => input);
+  node.handle('whoami', () => ({ id: config.id, instanceId: node.core.instanceId }));
+  node.handle('count', (_input, ctx) => {
+    if (!config.effectsFile) throw new Error('count needs effectsFile');
+    appendFileSync(config.effectsFile, `${ctx.envelope.messageId}\n`);
+    return 'counted';
+  });
+  node.handle<{ to: string; capability: string; payload: unknown }>('relay', async (input) => {
+    const result = await node.requestAgent({ to: input.to, capability: input.capability, payload: input.payload });
+    return { status: result.status, response: result.response ?? null, code: result.error?.code ?? null, correlationId: result.correlationId };
+  });
+  node.handle('progress', async (_input, ctx) => {
+    await ctx.respond({ ok: true, data: 'step-1' }, { progress: true });
+    await ctx.respond({ ok: true, data: 'step-2' }, { progress: true });
+    return 'final';
+  });
+  node.on('agent.rpc.response', (event) => send({ type: 'bus', name: 'agent.rpc.response', event: plain(event) }));
+  node.on('agent.rpc.event', (event) => send({ type: 'bus', name: 'agent.rpc.event', event: plain(event) }));
+  await node.start();
+
+  process.on('message', (message: ParentMessage) => {
+    if (message.type === 'close') {
+      void node.close().then(async () => {
+        await store?.close();
+        process.exit(0);
+      });
+      return;
+    }
+    const progress: unknown[] = [];
+    void node.requestAgent({ ...message.options, onProgress: (d) => progress.push(d) }).then((result) => {
+      send({ type: 'result', id: message.id, result: { ...(plain(result) as object), progress } });
+    });
+  });
+  send({ type: 'ready' });
+}
+
+/** Errors become their wire form so they survive IPC. */
+function plain(value: object): unknown {
+  return JSON.parse(JSON.stringify(value, (_key, v: unknown) => (v instanceof Error && 'toWire' in v ? (v as { toWire(): unknown }).toWire() : v)));
+}
+
+main(JSON.parse(process.argv[2] ?? '{}') as AgentProcessConfig).catch((error: unknown) => {
+  send({ type: 'failed', error: error instanceof Error ? `${error.message}\n${error.stack}` : String(error) });
+  process.exit(1);
+});
