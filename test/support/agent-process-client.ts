@@ -44,6 +44,11 @@ export class AgentProcess {
     return agent;
   }
 
+  /** False once the process has exited, for whatever reason. */
+  get running(): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null;
+  }
+
   get pid(): number | undefined {
     return this.child.pid;
   }

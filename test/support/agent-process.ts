@@ -18,9 +18,11 @@ export interface AgentProcessConfig {
   readonly sqlitePath?: string;
   /** `count` appends the request's messageId here: the side effect tests count. */
   readonly effectsFile?: string;
-  /** SIGKILL this process when the delivery carrying this messageId is acked: after the
+  /** SIGKILL this process when a delivery whose bytes contain this text is acked: after the
    *  handler's side effect and its dedupe record, before the broker commit. */
   readonly killOnAckOf?: string;
+  /** Per-peer call timeout for `relay`, default 30 s. */
+  readonly relayTimeoutMs?: number;
 }
 
 export type ParentMessage = { type: 'call'; id: number; options: RequestAgentOptions } | { type: 'close' };
