@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Kafka, logLevel } from 'kafkajs';
+import type { RpcTransport } from '../../src/transport.js';
+import { kafkaTransport } from '../../transports/kafka/index.js';
+import { isRpcErrorWithCode } from '../support/assertions.js';
+import { Collector } from '../support/collector.js';
+import { KafkaTestServer } from '../support/kafka-target.js';
+
+const server = new KafkaTestServer();
+const opened: RpcTransport[] = [];
+const topic = (): string => `it.${randomUUID().slice(0, 8)}`;
+const bytes = (s: string): Uint8Array => Buffer.from(s);
+const text = (b: Uint8Array): string => Buffer.from(b).toString();
+
+async function open(): Promise<RpcTransport> {
+  const transport = await server.transport({ clientId: 'kafka-it' });
+  opened.push(transport);
+  return transport;
+}
+
+beforeAll(() => server.start(), 120_000);
+afterAll(async () => {
+  for (const transport of opened) await transport.close();
+  await server.stop();
+}, 60_000);
+
+describe('kafka - at-least-once', () => {
+  it('kafka - a message received but not acked is delivered again to the next member of the group', async () => {
+    const t = topic();
+    const first = await open();
+    const unacked = new Collector();
+    const sub = await first.subscribe(t, unacked.handler, { group: 'g' });
+    await first.publish(t, { body: bytes('must not be lost'), key: 'k' });
+    await unacked.waitFor(1);
+    await sub.close();
+    const second = await open();
+    const again = new Collector({ autoAck: true });
+    await second.subscribe(t, again.handler, { group: 'g' });
+    expect((await again.waitFor(1, 30_000)).map((d) => text(d.body))).toEqual(['must not be lost']);
+  }, 60_000);
+
+  it('kafka - acked messages are committed: a restarted member of the group does not see them again', async () => {
+    const t = topic();
+    const first = await open();
+    const acked = new Collector({ autoAck: true });
+    const sub = await first.subscribe(t, acked.handler, { group: 'g' });
+    for (const m of ['one', 'two']) await first.publish(t, { body: bytes(m), key: m });
+    await acked.waitFor(2);
+    await sub.close();
+    await first.publish(t, { body: bytes('three'), key: 'three' });
+    const second = await open();
+    const later = new Collector({ autoAck: true });
+    await second.subscribe(t, later.handler, { group: 'g' });
+    expect((await later.waitFor(1, 30_000)).map((d) => text(d.body))).toEqual(['three']);
+  }, 60_000);
+
+  it('kafka - a nacked message waits for its redelivery while later messages of the partition flow', async () => {
+    const t = topic();
+    const transport = await open();
+    const got = new Collector();
+    await transport.subscribe(t, (d) => {
+      got.handler(d);
+      if (text(d.body) === 'slow' && d.attempt === 1) d.nack({ delayMs: 300 });
+      else d.ack();
+    }, { group: 'g' });
+    await transport.publish(t, { body: bytes('slow'), key: 'same' });
+    for (let i = 0; i < 5; i++) await transport.publish(t, { body: bytes(`next-${i}`), key: 'same' });
+    const order = (await got.waitFor(7)).map((d) => `${text(d.body)}#${d.attempt}`);
+    expect(order[0]).toBe('slow#1');
+    expect(order.slice(1, 6)).toEqual(['next-0#1', 'next-1#1', 'next-2#1', 'next-3#1', 'next-4#1']);
+    expect(order[6]).toBe('slow#2');
+  });
+});
+
+describe('kafka - topics and options', () => {
+  it('kafka - topics are created on demand with the configured partitions; reply topics get one', async () => {
+    const transport = kafkaTransport({ brokers: server.brokers, partitions: 4 });
+    opened.push(transport);
+    const requests = `${topic()}.requests`;
+    const replies = `${topic()}.responses.instance-1`;
+    await transport.subscribe(requests, new Collector({ autoAck: true }).handler, { group: 'g' });
+    await transport.publish(replies, { body: bytes('x') });
+    const admin = new Kafka({ brokers: server.brokers, logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    const metadata = await admin.fetchTopicMetadata({ topics: [requests, replies] });
+    await admin.disconnect();
+    const partitions = Object.fromEntries(metadata.topics.map((m) => [m.name, m.partitions.length]));
+    expect(partitions).toEqual({ [requests]: 4, [replies]: 1 });
+  });
+
+  it('kafka - a missing kafkajs package is a typed EAGENTRPC_MISSING_PACKAGE error', async () => {
+    const transport = kafkaTransport({ brokers: server.brokers, loadModule: () => Promise.reject(new Error('Cannot find package')) });
+    expect(isRpcErrorWithCode(await transport.connect().catch((e: unknown) => e), 'EAGENTRPC_MISSING_PACKAGE')).toBe(true);
+  });
+
+  it('kafka - bad options throw naming the field', () => {
+    expect(() => kafkaTransport({ brokers: [] })).toThrow(/brokers/);
+    expect(() => kafkaTransport({ brokers: ['localhost:9092'], partitions: 0 })).toThrow(/partitions/);
+    expect(() => kafkaTransport({ brokers: ['localhost:9092'], maxInflight: 1.5 })).toThrow(/maxInflight/);
+  });
+});
