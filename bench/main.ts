@@ -4,18 +4,32 @@ import { leakCheck } from './leak-check.js';
 import { benchAgentRpcMemory, benchRawMemory, type BenchRun } from './memory-bench.js';
 import { benchNats } from './nats-bench.js';
 import { formatTable } from './stats.js';
-import { natsUrlFromEnv, startNatsServer } from '../tools/brokers/index.js';
+import { kafkaBrokersFromEnv, natsUrlFromEnv, startKafkaServer, startNatsServer } from '../tools/brokers/index.js';
+import { benchKafka } from './kafka-bench.js';
+
+interface BenchBroker {
+  address: string[];
+  stop(): Promise<void>;
+}
 
 /** NATS_URL when set, otherwise a server of our own on a free port. */
-async function natsForBench(): Promise<{ url: string; stop(): Promise<void> }> {
+async function natsForBench(): Promise<BenchBroker> {
   const url = natsUrlFromEnv();
-  if (url) return { url, stop: async () => {} };
+  if (url) return { address: [url], stop: async () => {} };
   const server = await startNatsServer();
-  return { url: server.url, stop: () => server.stop() };
+  return { address: [server.url], stop: () => server.stop() };
+}
+
+/** KAFKA_BROKERS when set, otherwise a broker of our own on free ports. */
+async function kafkaForBench(): Promise<BenchBroker> {
+  const brokers = kafkaBrokersFromEnv();
+  if (brokers) return { address: brokers, stop: async () => {} };
+  const server = await startKafkaServer();
+  return { address: server.brokers, stop: () => server.stop() };
 }
 
 /**
- * `npm run bench [-- --transport memory] [--seconds 3] [--runs 1] [--leak]`
+ * `npm run bench [-- --transport memory|nats|kafka] [--seconds 3] [--runs 1] [--leak]`
  * Each configuration is measured next to the raw transport in the same run (interleaved
  * when --runs > 1, median reported) and printed with the ratio agent-rpc / raw.
  */
@@ -30,8 +44,8 @@ const { values } = parseArgs({
 });
 
 const transport = values.transport;
-if (transport !== 'memory' && transport !== 'nats') {
-  console.error(`bench: --transport must be memory or nats, got ${transport}`);
+if (transport !== 'memory' && transport !== 'nats' && transport !== 'kafka') {
+  console.error(`bench: --transport must be memory, nats or kafka, got ${transport}`);
   process.exit(2);
 }
 const measureMs = Number(values.seconds) * 1000;
@@ -53,12 +67,14 @@ console.log(`agent-rpc bench: transport=${transport}, ${runs} run(s) of ${warmup
 
 /** One configuration per entry; the first is the raw baseline the others are compared with. */
 type System = (concurrency: number) => Promise<BenchRun>;
-const brokers = transport === 'nats' ? await natsForBench() : undefined;
+const broker = transport === 'nats' ? await natsForBench() : transport === 'kafka' ? await kafkaForBench() : undefined;
 const systems: System[] =
   transport === 'nats'
-    ? (['raw', 'moleculer', 'agent-rpc'] as const).map((name) => (c: number) => benchNats(name, brokers!.url, c, warmupMs, measureMs))
-    : [(c) => benchRawMemory(c, warmupMs, measureMs), (c) => benchAgentRpcMemory(c, warmupMs, measureMs)];
-const concurrencies = transport === 'nats' ? [1, 64, 256] : [1, 64];
+    ? (['raw', 'moleculer', 'agent-rpc'] as const).map((name) => (c: number) => benchNats(name, broker!.address[0]!, c, warmupMs, measureMs))
+    : transport === 'kafka'
+      ? (['raw', 'agent-rpc'] as const).map((name) => (c: number) => benchKafka(name, broker!.address, c, warmupMs, measureMs))
+      : [(c) => benchRawMemory(c, warmupMs, measureMs), (c) => benchAgentRpcMemory(c, warmupMs, measureMs)];
+const concurrencies = transport === 'memory' ? [1, 64] : [1, 64, 256];
 
 const rows: Array<Array<string | number>> = [];
 for (const concurrency of concurrencies) {
@@ -74,7 +90,7 @@ for (const concurrency of concurrencies) {
     rows.push([run.system, concurrency, f.callsPerSec, f.p50Ms, f.p99Ms, f.errors, `${(f.callsPerSec / base.figures.callsPerSec).toFixed(2)}x`]);
   }
 }
-await brokers?.stop();
+await broker?.stop();
 console.log(formatTable(['system', 'C', 'calls/s', 'p50 ms', 'p99 ms', 'errors', 'vs raw'], rows));
 console.log('');
 console.log(formatTable(['envelope operation', 'ops/s'], benchEnvelope().map((r) => [r.name, r.opsPerSec])));
