@@ -12,8 +12,9 @@ export interface QueuedMessage {
 
 /**
  * Hands messages to the handler with at most `maxInflight` unsettled at once and never
- * inside the client's callback (delivery runs on a later tick). A nack on a message without
- * remote settlement is redelivered from here, after its delay, with the attempt counted.
+ * inside the client's callback (delivery runs in a microtask after it). A nack on a
+ * message without remote settlement is redelivered from here, after its delay, with the
+ * attempt counted.
  */
 export class LocalQueue {
   private readonly queue: QueuedMessage[] = [];
@@ -39,7 +40,7 @@ export class LocalQueue {
   private schedule(): void {
     if (this.scheduled || this.closed) return;
     this.scheduled = true;
-    setImmediate(() => this.drain());
+    queueMicrotask(() => this.drain());
   }
 
   private drain(): void {
