@@ -1,6 +1,8 @@
 /** The public API of agent-rpc. Transports live in their own subpath exports (`agent-rpc/memory`, ...). */
 export { AgentNode, type AgentNodeOptions } from './rpc/agent-node.js';
 export type { RequestAgentOptions } from './rpc/request-agent.js';
+export type { RetryOptions } from './rpc/sync-call.js';
+export type { RequeueResult } from './rpc/requeue.js';
 export { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from './rpc/request-agent.js';
 export { CALL_MODES, CALL_STATUSES, type CallMode, type CallResult, type CallStatus } from './rpc/call-result.js';
 export type { Handler, HandlerContext, HandlerResult, RespondOptions } from './rpc/handler.js';
@@ -9,7 +11,7 @@ export type { NodeLimits } from './rpc/node-core.js';
 export { PeerTable, normalizeAgentUri, type PeerEntry, type PeerRoute } from './rpc/peer-table.js';
 export { compilePermissions, requestPermissionKey, type PermissionRules } from './rpc/permissions.js';
 export { PendingRegistry, type PendingCall, type PendingOutcome } from './rpc/pending-registry.js';
-export { defaultAgentTopics, type AgentTopics } from './rpc/topics.js';
+export { defaultAgentTopics, isInstanceReplyTopic, type AgentTopics } from './rpc/topics.js';
 export type { ResponsePayload } from './rpc/response-payload.js';
 
 export { RpcError, RPC_ERROR_CODES, toRpcError, type RpcErrorCode, type WireError } from './errors.js';
@@ -17,6 +19,7 @@ export {
   TRANSPORT_KINDS,
   formatReplyTo,
   parseReplyTo,
+  replyTopicOf,
   type Delivery,
   type DeliveryCoordinates,
   type DeliveryHandler,
@@ -53,6 +56,8 @@ export { MemoryDlqSink } from './dlq/memory-sink.js';
 export { JsonlDlqSink, type JsonlDlqSinkOptions } from './dlq/jsonl-file-sink.js';
 export type { IdempotencyStore, ClaimResult, StoredReply } from './idempotency/store.js';
 export { MemoryIdempotencyStore, type MemoryIdempotencyStoreOptions } from './idempotency/memory-store.js';
+export { SqliteIdempotencyStore, type SqliteIdempotencyStoreOptions } from './idempotency/sqlite-store.js';
+export { DEDUPE_STRATEGIES, type DedupeOptions, type DedupeStrategy } from './idempotency/dedupe.js';
 export { silentLogger, type Logger, type LogLevel } from './observability/logger.js';
 export { noMetrics, type RpcMetrics } from './observability/metrics.js';
 export { systemClock, type Clock } from './clock.js';
