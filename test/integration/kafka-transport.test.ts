@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Kafka, logLevel } from 'kafkajs';
+import { RpcError } from '../../src/errors.js';
+import { AgentNode } from '../../src/rpc/agent-node.js';
+import { PeerTable } from '../../src/rpc/peer-table.js';
 import type { RpcTransport } from '../../src/transport.js';
 import { kafkaTransport } from '../../transports/kafka/index.js';
 import { isRpcErrorWithCode } from '../support/assertions.js';
@@ -99,4 +102,39 @@ describe('kafka - topics and options', () => {
     expect(() => kafkaTransport({ brokers: ['localhost:9092'], partitions: 0 })).toThrow(/partitions/);
     expect(() => kafkaTransport({ brokers: ['localhost:9092'], maxInflight: 1.5 })).toThrow(/maxInflight/);
   });
+});
+
+describe('kafka - poison messages through the inbox', () => {
+  it('kafka - a request that keeps failing is dead-lettered after its attempts and does not block its partition', async () => {
+    const requests = `${topic()}.requests`;
+    const peers = new PeerTable([{ id: 'worker', routes: [{ kind: 'kafka', requestsTopic: requests }] }]);
+    // One partition: the poison message and the healthy ones share it.
+    const worker = new AgentNode({
+      id: 'worker',
+      transports: [kafkaTransport({ brokers: server.brokers, partitions: 1 })],
+      topics: { requests },
+      limits: { maxDeliveryAttempts: 3, retryDelayMs: 50 },
+    });
+    const caller = new AgentNode({ id: 'caller', transports: [kafkaTransport({ brokers: server.brokers })], peers });
+    const attempts: number[] = [];
+    worker.handle<string>('work', (input, ctx) => {
+      if (input !== 'poison') return `done ${input}`;
+      attempts.push(ctx.attempt);
+      throw new RpcError('ALWAYS_FAILS', 'this input never works', { retriable: true });
+    });
+    await worker.start();
+    await caller.start();
+    try {
+      const poison = caller.requestAgent({ to: 'worker', capability: 'work', payload: 'poison', timeoutMs: 30_000 });
+      const healthy = await Promise.all(['a', 'b', 'c'].map((p) => caller.requestAgent({ to: 'worker', capability: 'work', payload: p, timeoutMs: 30_000 })));
+      expect(healthy.map((r) => r.response)).toEqual(['done a', 'done b', 'done c']);
+      expect(await poison).toMatchObject({ status: 'error', error: { code: 'ALWAYS_FAILS' } });
+      expect(attempts).toEqual([1, 2, 3]);
+      const [record] = await worker.dlq.list();
+      expect(record).toMatchObject({ kind: 'handler-failed', reason: 'ALWAYS_FAILS', transport: 'kafka', coordinates: { topic: requests, partition: 0 } });
+    } finally {
+      await caller.close();
+      await worker.close();
+    }
+  }, 60_000);
 });

@@ -81,6 +81,46 @@ describe('delivery controls - dedupe claims', () => {
   });
 });
 
+describe('delivery controls - dedupe strategies', () => {
+  it('delivery controls - transport-natural keys on the delivery: a second publish of one messageId runs again', async () => {
+    const f = await fleet();
+    const svc = await f.node('svc', { idempotency: { strategy: 'transport-natural' }, limits: { retryDelayMs: 1 } });
+    const runs: number[] = [];
+    svc.handle('work', (_input, ctx) => {
+      runs.push(ctx.attempt);
+      // A failed first attempt: its redelivery carries the same delivery identity and runs.
+      if (ctx.attempt === 1) throw new RpcError('FLAKY', 'flaky', { retriable: true });
+      return 'ok';
+    });
+    const replies = new Collector({ autoAck: true });
+    const raw = await f.raw();
+    await raw.subscribe('test.replies', replies.handler);
+    const body = encodeEnvelope(request());
+    await raw.publish('agents.svc.requests', { body });
+    await replies.waitFor(1);
+    // Same messageId, but a new delivery: under transport-natural it runs again.
+    await raw.publish('agents.svc.requests', { body });
+    await replies.waitFor(2);
+    expect(runs).toEqual([1, 2, 1, 2]);
+  });
+
+  it('delivery controls - message-id dedupes two publishes of one messageId', async () => {
+    const f = await fleet();
+    const svc = await f.node('svc');
+    let runs = 0;
+    svc.handle('work', () => ++runs);
+    const replies = new Collector({ autoAck: true });
+    const raw = await f.raw();
+    await raw.subscribe('test.replies', replies.handler);
+    const body = encodeEnvelope(request());
+    await raw.publish('agents.svc.requests', { body });
+    await replies.waitFor(1);
+    await raw.publish('agents.svc.requests', { body });
+    await replies.waitFor(2);
+    expect(runs).toBe(1);
+  });
+});
+
 describe('delivery controls - DLQ topic and requeue', () => {
   it('delivery controls - DLQ records are also published to agents.<id>.dlq', async () => {
     const f = await fleet();
