@@ -1,5 +1,6 @@
 import { RpcError } from '../../src/errors.js';
-import type { Delivery, DeliveryHandler, OutboundMessage } from '../../src/transport.js';
+import type { DeliveryHandler, OutboundMessage } from '../../src/transport.js';
+import { DeliveryQueue, type QueuedMessage } from '../shared/delivery-queue.js';
 
 /**
  * The in-process "broker": topics, shared groups and fan-out subscribers. Several memory
@@ -18,93 +19,37 @@ export interface MemoryBusOptions {
   readonly retainLimit?: number;
 }
 
-interface StoredMessage {
-  readonly topic: string;
-  readonly body: Uint8Array;
-  readonly key: string | undefined;
-  readonly seq: number;
-  attempt: number;
-}
-
 export class MemoryMember {
-  readonly queue: StoredMessage[] = [];
-  inflight = 0;
+  private readonly deliveries: DeliveryQueue;
   closed = false;
-  private scheduled = false;
 
   constructor(
     readonly topic: TopicState,
     readonly group: GroupState | undefined,
-    private readonly handler: DeliveryHandler,
-    private readonly maxInflight: number,
-  ) {}
-
-  enqueue(message: StoredMessage): void {
-    this.queue.push(message);
-    this.schedule();
+    handler: DeliveryHandler,
+    maxInflight: number,
+  ) {
+    // setImmediate, not a microtask: an in-process call loop would otherwise never yield
+    // to timers and I/O.
+    this.deliveries = new DeliveryQueue({ handler, maxInflight, schedule: (drain) => setImmediate(drain), redeliver: (m) => this.redeliver(m) });
   }
 
-  /** Delivery runs on a later turn of the event loop, never inside publish(). */
-  private schedule(): void {
-    if (this.scheduled || this.closed) return;
-    this.scheduled = true;
-    setImmediate(() => this.drain());
-  }
-
-  private drain(): void {
-    this.scheduled = false;
-    while (!this.closed && this.inflight < this.maxInflight && this.queue.length > 0) {
-      const message = this.queue.shift() as StoredMessage;
-      this.inflight++;
-      this.deliver(message);
-    }
-  }
-
-  private deliver(message: StoredMessage): void {
-    let settled = false;
-    const settle = (): boolean => {
-      if (settled) return false;
-      settled = true;
-      this.inflight--;
-      if (this.queue.length > 0) this.schedule();
-      return true;
-    };
-    const delivery: Delivery = {
-      body: message.body,
-      key: message.key,
-      coordinates: { topic: message.topic, offset: String(message.seq), deliveryId: `${message.topic}#${message.seq}` },
-      attempt: message.attempt,
-      ack: () => {
-        settle();
-      },
-      nack: (options) => {
-        if (!settle()) return;
-        message.attempt++;
-        const delay = options?.delayMs ?? 0;
-        if (delay > 0) setTimeout(() => this.redeliver(message), delay).unref();
-        else this.redeliver(message);
-      },
-    };
-    try {
-      this.handler(delivery);
-    } catch {
-      // A handler must settle its deliveries itself; one that throws synchronously is
-      // treated as a failed attempt so the message is not lost.
-      delivery.nack();
-    }
+  enqueue(message: QueuedMessage): void {
+    this.deliveries.push(message);
   }
 
   /** A nacked message returns to this member, or to its group if this member has left. */
-  private redeliver(message: StoredMessage): void {
+  private redeliver(message: QueuedMessage): void {
     if (!this.closed) this.enqueue(message);
     else if (this.group) this.group.route(message);
   }
 
   close(): void {
     this.closed = true;
+    const left = this.deliveries.close();
     if (this.group) {
       this.group.remove(this);
-      for (const message of this.queue.splice(0)) this.group.route(message);
+      for (const message of left) this.group.route(message);
     } else {
       this.topic.fanout.delete(this);
     }
@@ -113,12 +58,12 @@ export class MemoryMember {
 
 export class GroupState {
   readonly members: MemoryMember[] = [];
-  readonly backlog: StoredMessage[] = [];
+  readonly backlog: QueuedMessage[] = [];
   private nextMember = 0;
 
   constructor(private readonly retainLimit: number) {}
 
-  route(message: StoredMessage): boolean {
+  route(message: QueuedMessage): boolean {
     const count = this.members.length;
     if (count === 0) {
       if (this.backlog.length >= this.retainLimit) return false;
@@ -145,7 +90,7 @@ export class TopicState {
   readonly fanout = new Set<MemoryMember>();
   readonly groups = new Map<string, GroupState>();
   /** Held while the topic has neither fan-out subscribers nor groups. */
-  readonly unclaimed: StoredMessage[] = [];
+  readonly unclaimed: QueuedMessage[] = [];
   seq = 0;
 
   constructor(readonly name: string) {}
@@ -173,7 +118,8 @@ export class MemoryBus {
   publish(topicName: string, message: OutboundMessage): void {
     const topic = this.topic(topicName);
     // Copy so a publisher reusing its buffer cannot change what subscribers see.
-    const stored: StoredMessage = { topic: topicName, body: message.body.slice(), key: message.key, seq: ++topic.seq, attempt: 1 };
+    const seq = ++topic.seq;
+    const stored: QueuedMessage = { topic: topicName, body: message.body.slice(), key: message.key, deliveryId: `${topicName}#${seq}`, offset: String(seq), attempt: 1 };
     if (topic.fanout.size === 0 && topic.groups.size === 0) {
       if (topic.unclaimed.length >= this.retainLimit) throw busy(topicName, this.retainLimit);
       topic.unclaimed.push(stored);

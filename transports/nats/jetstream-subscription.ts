@@ -1,7 +1,7 @@
 import type { ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from 'nats';
 import type { DurableOptions } from './nats-options.js';
 import type { NatsModule } from './nats-options.js';
-import type { LocalQueue } from './local-queue.js';
+import type { DeliveryQueue } from '../shared/delivery-queue.js';
 
 /** JetStream names allow neither dots nor wildcards. */
 export function jetStreamName(subject: string): string {
@@ -44,7 +44,7 @@ export async function consumeDurably(
   durable: Required<DurableOptions>,
   maxInflight: number,
   topic: string,
-  queue: LocalQueue,
+  queue: DeliveryQueue,
 ): Promise<ConsumerMessages> {
   const name = jetStreamName(group);
   await jsm.consumers.add(stream, {
@@ -62,6 +62,7 @@ export async function consumeDurably(
       queue.push({
         topic,
         body: msg.data,
+        key: undefined,
         deliveryId: `${stream}:${msg.info.streamSequence}`,
         attempt: msg.info.deliveryCount,
         settleRemote: { ack: () => msg.ack(), nak: (delayMs) => msg.nak(delayMs > 0 ? delayMs : undefined) },

@@ -3,7 +3,7 @@ import { RpcError } from '../../src/errors.js';
 import { silentLogger, type Logger } from '../../src/observability/logger.js';
 import type { DeliveryHandler, OutboundMessage, RpcTransport, SubscribeOptions, Subscription, TransportTraits } from '../../src/transport.js';
 import { consumeDurably, ensureStream, jetStreamName } from './jetstream-subscription.js';
-import { LocalQueue } from './local-queue.js';
+import { DeliveryQueue } from '../shared/delivery-queue.js';
 import { loadNats, resolveNatsOptions, type DurableOptions, type NatsModule, type NatsTransportOptions, type ResolvedNatsOptions } from './nats-options.js';
 
 const CORE_TRAITS: TransportTraits = { redelivery: true, orderedByKey: false, retainsUnconsumed: false, remoteSubscribe: true };
@@ -118,8 +118,15 @@ class NatsTransport implements RpcTransport {
     const nc = this.nc as NatsConnection;
     const subject = this.options.subjectPrefix + topic;
     const maxInflight = options.maxInflight ?? this.options.maxInflight;
-    const queue = new LocalQueue(handler, maxInflight, this.options.maxPending, (dropped) => {
-      this.logger.warn({ topic, deliveryId: dropped.deliveryId, maxPending: this.options.maxPending }, 'nats slow consumer: message dropped');
+    const queue = new DeliveryQueue({
+      handler,
+      maxInflight,
+      // After the client's callback, not inside it; I/O keeps the loop turning.
+      schedule: queueMicrotask,
+      maxPending: this.options.maxPending,
+      onOverflow: (dropped) => {
+        this.logger.warn({ topic, deliveryId: dropped.deliveryId, maxPending: this.options.maxPending }, 'nats slow consumer: message dropped');
+      },
     });
     let stop: () => Promise<void>;
     if (this.options.durable && options.group !== undefined && this.options.durable.topics(topic)) {
@@ -131,7 +138,7 @@ class NatsTransport implements RpcTransport {
         stream, `${options.group}.${topic}`, durable, maxInflight, topic, queue,
       );
       stop = async () => {
-        queue.closed = true;
+        queue.close();
         await messages.close();
       };
     } else {
@@ -139,13 +146,13 @@ class NatsTransport implements RpcTransport {
         queue: options.group,
         callback: (error, msg) => {
           if (error) return this.logger.error({ err: error, topic }, 'nats subscription error');
-          queue.push({ topic, body: msg.data, deliveryId: `${subject}#${++this.deliverySeq}`, attempt: 1 });
+          queue.push({ topic, body: msg.data, key: undefined, deliveryId: `${subject}#${++this.deliverySeq}`, attempt: 1 });
         },
       });
       // Resolves once the server has registered the interest: later publishes reach us.
       await nc.flush();
       stop = async () => {
-        queue.closed = true;
+        queue.close();
         if (!sub.isClosed()) sub.unsubscribe();
       };
     }

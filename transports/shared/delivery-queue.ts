@@ -1,0 +1,118 @@
+import type { Delivery, DeliveryHandler } from '../../src/transport.js';
+
+/** A message as a subscription holds it until its handler settles it. */
+export interface QueuedMessage {
+  readonly topic: string;
+  readonly body: Uint8Array;
+  readonly key: string | undefined;
+  readonly deliveryId: string;
+  readonly offset?: string;
+  attempt: number;
+  /** Settlement the broker does itself (JetStream ack/nak); without it nacks redeliver locally. */
+  readonly settleRemote?: { ack(): void; nak(delayMs: number): void };
+}
+
+export interface DeliveryQueueOptions {
+  readonly handler: DeliveryHandler;
+  /** Deliveries handed out and not yet settled. */
+  readonly maxInflight: number;
+  /** Runs the drain later, never inside the caller (setImmediate, queueMicrotask). */
+  readonly schedule: (drain: () => void) => void;
+  /** Messages held beyond maxInflight; past it `onOverflow` gets them. Default: unbounded. */
+  readonly maxPending?: number;
+  readonly onOverflow?: (message: QueuedMessage) => void;
+  /** Where a nacked message goes back to. Default: this queue. */
+  readonly redeliver?: (message: QueuedMessage) => void;
+}
+
+/**
+ * The delivery loop shared by the in-process and NATS transports: messages are handed to
+ * the handler in arrival order, at most `maxInflight` unsettled at once, each through a
+ * Delivery whose ack/nack settle it exactly once. A nack without broker-side settlement
+ * is redelivered from here after its delay, with the attempt counted.
+ */
+export class DeliveryQueue {
+  private queue: QueuedMessage[] = [];
+  private head = 0;
+  private inflight = 0;
+  private scheduled = false;
+  private closed = false;
+
+  constructor(private readonly options: DeliveryQueueOptions) {}
+
+  get waiting(): number {
+    return this.queue.length - this.head;
+  }
+
+  push(message: QueuedMessage): void {
+    if (this.closed) return;
+    if (this.options.maxPending !== undefined && this.waiting >= this.options.maxPending) return this.options.onOverflow?.(message);
+    this.queue.push(message);
+    this.scheduleDrain();
+  }
+
+  /** Stops delivering; returns what was still waiting (a group hands it to other members). */
+  close(): QueuedMessage[] {
+    this.closed = true;
+    const left = this.queue.slice(this.head);
+    this.queue = [];
+    this.head = 0;
+    return left;
+  }
+
+  private scheduleDrain(): void {
+    if (this.scheduled || this.closed) return;
+    this.scheduled = true;
+    this.options.schedule(() => this.drain());
+  }
+
+  private drain(): void {
+    this.scheduled = false;
+    while (!this.closed && this.inflight < this.options.maxInflight && this.head < this.queue.length) {
+      const message = this.queue[this.head++] as QueuedMessage;
+      this.inflight++;
+      this.deliver(message);
+    }
+    if (this.head > 1024 && this.head * 2 > this.queue.length) {
+      this.queue.splice(0, this.head);
+      this.head = 0;
+    }
+  }
+
+  private deliver(message: QueuedMessage): void {
+    let settled = false;
+    const settle = (): boolean => {
+      if (settled) return false;
+      settled = true;
+      this.inflight--;
+      if (this.head < this.queue.length) this.scheduleDrain();
+      return true;
+    };
+    const coordinates = { topic: message.topic, deliveryId: message.deliveryId, ...(message.offset === undefined ? {} : { offset: message.offset }) };
+    const delivery: Delivery = {
+      body: message.body,
+      key: message.key,
+      coordinates,
+      attempt: message.attempt,
+      ack: () => {
+        if (settle()) message.settleRemote?.ack();
+      },
+      nack: (options) => {
+        if (!settle()) return;
+        const delayMs = options?.delayMs ?? 0;
+        if (message.settleRemote) return message.settleRemote.nak(delayMs);
+        message.attempt++;
+        const again = (): void => (this.options.redeliver ?? ((m: QueuedMessage) => this.push(m)))(message);
+        if (delayMs > 0) setTimeout(again, delayMs).unref();
+        else again();
+      },
+    };
+    try {
+      this.options.handler(delivery);
+    } catch {
+      // A handler must settle its deliveries itself; one that throws synchronously is
+      // treated as a failed attempt so the message is not lost.
+      delivery.nack();
+    }
+  }
+}
