@@ -1,11 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { decodeEnvelope, encodeEnvelope, newMessageId, type AgentRpcEnvelope } from '../../src/envelope/index.js';
+import { decodeEnvelope, encodeEnvelope, type AgentRpcEnvelope } from '../../src/envelope/index.js';
 import { RpcError } from '../../src/errors.js';
 import type { DlqRecord } from '../../src/dlq/record.js';
 import { MemoryIdempotencyStore } from '../../src/idempotency/memory-store.js';
 import { AgentNode } from '../../src/rpc/agent-node.js';
 import { MemoryBus, memoryTransport } from '../../transports/memory/index.js';
 import { Collector } from '../support/collector.js';
+import { foreignRequest } from '../support/envelopes.js';
 import { MemoryFleet, gate, until } from '../support/fleet.js';
 
 const closers: Array<() => Promise<void>> = [];
@@ -19,20 +20,7 @@ async function fleet(): Promise<MemoryFleet> {
   return f;
 }
 
-function request(overrides: Partial<AgentRpcEnvelope> = {}): AgentRpcEnvelope {
-  return {
-    version: 1,
-    kind: 'request',
-    messageId: newMessageId(),
-    correlationId: newMessageId(),
-    from: 'agent://tester',
-    to: 'agent://svc',
-    capability: 'work',
-    replyTo: 'memory://test.replies',
-    payload: 'job',
-    ...overrides,
-  };
-}
+const request = (overrides: Partial<AgentRpcEnvelope> = {}): AgentRpcEnvelope => foreignRequest({ capability: 'work', payload: 'job', ...overrides });
 
 describe('delivery controls - limits', () => {
   it('delivery controls - concurrency bounds the handlers running at once', async () => {

@@ -1,10 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { decodeEnvelope, encodeEnvelope, newMessageId, type AgentRpcEnvelope } from '../../src/envelope/index.js';
+import { decodeEnvelope, encodeEnvelope, type AgentRpcEnvelope } from '../../src/envelope/index.js';
 import { RpcError } from '../../src/errors.js';
 import type { DlqRecord } from '../../src/dlq/record.js';
 import { MemoryDlqSink } from '../../src/dlq/memory-sink.js';
 import type { AgentNode } from '../../src/rpc/agent-node.js';
 import { Collector } from '../support/collector.js';
+import { foreignRequest } from '../support/envelopes.js';
 import { MemoryFleet, until } from '../support/fleet.js';
 
 let fleet: MemoryFleet;
@@ -13,21 +14,7 @@ beforeEach(() => {
 });
 afterEach(() => fleet.close());
 
-/** A request as a foreign peer would publish it, replying to a topic the test watches. */
-function request(overrides: Partial<AgentRpcEnvelope> = {}): AgentRpcEnvelope {
-  return {
-    version: 1,
-    kind: 'request',
-    messageId: newMessageId(),
-    correlationId: newMessageId(),
-    from: 'agent://tester',
-    to: 'agent://svc',
-    capability: 'count',
-    replyTo: 'memory://test.replies',
-    payload: null,
-    ...overrides,
-  };
-}
+const request = (overrides: Partial<AgentRpcEnvelope> = {}): AgentRpcEnvelope => foreignRequest({ capability: 'count', payload: null, ...overrides });
 
 async function replies(): Promise<Collector> {
   const collector = new Collector({ autoAck: true });

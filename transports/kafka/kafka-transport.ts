@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Admin, Kafka, Producer } from 'kafkajs';
 import { RpcError } from '../../src/errors.js';
+import { connectOnce } from '../shared/connect-once.js';
 import { silentLogger, type Logger } from '../../src/observability/logger.js';
 import type { DeliveryHandler, OutboundMessage, RpcTransport, SubscribeOptions, Subscription, TransportTraits } from '../../src/transport.js';
 import { KafkaPublisher } from './kafka-publisher.js';
@@ -23,7 +24,6 @@ class KafkaTransport implements RpcTransport {
   private producer: Producer | undefined;
   private admin: Admin | undefined;
   private publisher: KafkaPublisher | undefined;
-  private connecting: Promise<void> | undefined;
   private closed = false;
   private readonly subscriptions = new Set<KafkaSubscription>();
 
@@ -32,13 +32,10 @@ class KafkaTransport implements RpcTransport {
     this.logger = input.logger ?? silentLogger;
   }
 
+  private readonly connectOnce = connectOnce(() => this.open());
+
   connect(): Promise<void> {
-    if (this.closed) return Promise.reject(closedError());
-    this.connecting ??= this.open().catch((error: unknown) => {
-      this.connecting = undefined;
-      throw error;
-    });
-    return this.connecting;
+    return this.closed ? Promise.reject(closedError()) : this.connectOnce();
   }
 
   private async open(): Promise<void> {

@@ -1,5 +1,6 @@
 import type { ConsumerMessages, JetStreamClient, JetStreamManager, MsgHdrs, NatsConnection, Subscription as NatsSubscription } from 'nats';
 import { RpcError } from '../../src/errors.js';
+import { connectOnce } from '../shared/connect-once.js';
 import { silentLogger, type Logger } from '../../src/observability/logger.js';
 import type { DeliveryHandler, OutboundMessage, RpcTransport, SubscribeOptions, Subscription, TransportTraits } from '../../src/transport.js';
 import { consumeDurably, ensureStream, jetStreamName } from './jetstream-subscription.js';
@@ -23,7 +24,6 @@ class NatsTransport implements RpcTransport {
   private nc: NatsConnection | undefined;
   private js: JetStreamClient | undefined;
   private jsm: JetStreamManager | undefined;
-  private connecting: Promise<void> | undefined;
   private closed = false;
   private readonly closers = new Set<() => Promise<void>>();
   /** Per subject: does a stream capture it? Then publishes go through JetStream (ack, dedupe). */
@@ -36,13 +36,10 @@ class NatsTransport implements RpcTransport {
     this.logger = input.logger ?? silentLogger;
   }
 
+  private readonly connectOnce = connectOnce(() => this.open());
+
   connect(): Promise<void> {
-    if (this.closed) return Promise.reject(closedError());
-    this.connecting ??= this.open().catch((error: unknown) => {
-      this.connecting = undefined;
-      throw error;
-    });
-    return this.connecting;
+    return this.closed ? Promise.reject(closedError()) : this.connectOnce();
   }
 
   private async open(): Promise<void> {
