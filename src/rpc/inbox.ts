@@ -1,16 +1,15 @@
-import type { AgentRpcEnvelope } from '../envelope/index.js';
-import { decodeEnvelope } from '../envelope/index.js';
+import type { AuthVerdict } from '../auth/provider.js';
+import { decodeEnvelope, type AgentRpcEnvelope } from '../envelope/index.js';
 import { RpcError, toRpcError } from '../errors.js';
+import { isPromise, type MaybePromise } from '../maybe-promise.js';
 import type { Delivery, RpcTransport } from '../transport.js';
 import { deadLetter, type DeadLetterInput } from './dead-letter.js';
-import { dispatchRequest } from './dispatch.js';
-import { authFor, type NodeCore } from './node-core.js';
 import { deliverFinalReply } from './deliver-reply.js';
+import { dispatchRequest } from './dispatch.js';
+import type { Handler } from './handler.js';
+import { authFor, type NodeCore } from './node-core.js';
 import { buildResponse, sendResponse } from './responder.js';
 import { asResponsePayload } from './response-payload.js';
-import type { AuthVerdict } from '../auth/provider.js';
-import { isPromise, type MaybePromise } from '../maybe-promise.js';
-import type { Handler } from './handler.js';
 import { retryDelay } from './retry-delay.js';
 import { Semaphore } from './semaphore.js';
 
