@@ -41,6 +41,11 @@ export interface Delivery {
   readonly coordinates: DeliveryCoordinates;
   /** 1 on first delivery, +1 on every redelivery the transport knows about. */
   readonly attempt: number;
+  /**
+   * The broker has given up on this message (its redelivery limit is reached, e.g.
+   * JetStream max_deliver) and hands it over one last time: the inbox dead-letters it.
+   */
+  readonly exhausted?: boolean;
   /** Processing finished; the transport may forget the message (commit, ack). Idempotent. */
   ack(): void;
   /**

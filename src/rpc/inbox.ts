@@ -115,6 +115,14 @@ export class Inbox {
   private async handleIncoming(envelope: AgentRpcEnvelope, delivery: Delivery, transport: RpcTransport): Promise<void> {
     const { core } = this;
     const dedupeKey = core.dedupe.keyOf(envelope.messageId, delivery, transport.kind);
+    if (delivery.exhausted) {
+      // The broker stopped redelivering (each delivery outlived its ack timeout or crashed
+      // its consumer): keep it in the DLQ and tell the caller.
+      const error = new RpcError('EAGENTRPC_HANDLER_FAILED', `the broker gave up after ${delivery.attempt - 1} deliveries without an answer`, {
+        details: { attempt: delivery.attempt },
+      });
+      return this.refuse(envelope, dedupeKey, delivery, transport, { kind: 'handler-failed', reason: 'max-deliver', detail: error.message }, error, true);
+    }
     const pendingClaim = core.dedupe.claim(dedupeKey);
     const claim = isPromise(pendingClaim) ? await pendingClaim : pendingClaim;
     if (claim.state !== 'claimed') {

@@ -4,8 +4,10 @@ import { connect } from 'nats';
 import type { RpcTransport } from '../../src/transport.js';
 import { natsTransport } from '../../transports/nats/index.js';
 import { isRpcErrorWithCode } from '../support/assertions.js';
+import { AgentNode } from '../../src/rpc/agent-node.js';
+import { PeerTable } from '../../src/rpc/peer-table.js';
 import { Collector } from '../support/collector.js';
-import { until } from '../support/fleet.js';
+import { gate, until } from '../support/fleet.js';
 import { NatsTestServer } from '../support/nats-target.js';
 
 const server = new NatsTestServer();
@@ -175,6 +177,18 @@ describe('nats - durable (JetStream)', () => {
     expect((await got.waitFor(3)).map((d) => d.attempt)).toEqual([1, 2, 3]);
   });
 
+  it('nats - after max_deliver the message is handed over once more, flagged exhausted', async () => {
+    const t = topic();
+    const transport = await open({ durable: { ackWaitMs: 200, maxDeliver: 2 } });
+    const got = new Collector();
+    // Never settles: JetStream redelivers after ack_wait until max_deliver, then gives up.
+    await transport.subscribe(t, got.handler, { group: 'g' });
+    await transport.publish(t, { body: bytes('stuck'), messageId: randomUUID() });
+    const deliveries = await got.waitFor(3, 15_000);
+    expect(deliveries.map((d) => [d.attempt, d.exhausted ?? false])).toEqual([[1, false], [2, false], [3, true]]);
+    expect(text(deliveries[2]!.body)).toBe('stuck');
+  });
+
   it('nats - a stored message survives a server restart', async () => {
     const handle = server.handle;
     if (!handle) return expect(process.env.NATS_URL, 'restart test needs our own server').toBeUndefined();
@@ -188,4 +202,27 @@ describe('nats - durable (JetStream)', () => {
     await consumer.subscribe(t, got.handler, { group: 'g' });
     expect((await got.waitFor(1, 15_000)).map((d) => text(d.body))).toEqual(['kept']);
   }, 60_000);
+});
+
+describe('nats - durable inbox end to end', () => {
+  it('nats - a request whose handler outlives every redelivery is dead-lettered with max-deliver, the caller told', async () => {
+    const durable = { ackWaitMs: 300, maxDeliver: 2 };
+    const peers = new PeerTable([{ id: 'slow', routes: [{ kind: 'nats' }] }]);
+    const slow = new AgentNode({ id: 'slow', transports: [natsTransport({ servers: server.url, durable })], peers, limits: { retryDelayMs: 20 } });
+    const caller = new AgentNode({ id: 'caller', transports: [natsTransport({ servers: server.url, durable })], peers });
+    const release = gate();
+    slow.handle('hang', () => release.promise);
+    await slow.start();
+    await caller.start();
+    try {
+      const result = await caller.requestAgent({ to: 'slow', capability: 'hang', payload: null, timeoutMs: 20_000 });
+      expect(result).toMatchObject({ status: 'error', error: { code: 'EAGENTRPC_HANDLER_FAILED' } });
+      const [record] = await slow.dlq.list();
+      expect(record).toMatchObject({ kind: 'handler-failed', reason: 'max-deliver', transport: 'nats' });
+    } finally {
+      release.open();
+      await caller.close();
+      await slow.close();
+    }
+  }, 30_000);
 });

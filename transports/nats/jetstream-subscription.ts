@@ -1,4 +1,4 @@
-import type { ConsumerMessages, JetStreamClient, JetStreamManager, JsMsg } from 'nats';
+import type { JetStreamClient, JetStreamManager, JsMsg, NatsConnection } from 'nats';
 import type { DurableOptions } from './nats-options.js';
 import type { NatsModule } from './nats-options.js';
 import type { DeliveryQueue } from '../shared/delivery-queue.js';
@@ -35,17 +35,23 @@ export async function ensureStream(jsm: JetStreamManager, nats: NatsModule, subj
  * dispatch, redelivered after `ackWaitMs` or a nak, at most `maxDeliver` times. The server
  * keeps at most `maxInflight` messages unacked (max_ack_pending), which is the back-pressure.
  */
+/** What the durable path needs of the connection. */
+export interface JetStreamContext {
+  readonly nc: NatsConnection;
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  readonly nats: NatsModule;
+}
+
 export async function consumeDurably(
-  js: JetStreamClient,
-  jsm: JetStreamManager,
-  nats: NatsModule,
+  { nc, js, jsm, nats }: JetStreamContext,
   stream: string,
   group: string,
   durable: Required<DurableOptions>,
   maxInflight: number,
   topic: string,
   queue: DeliveryQueue,
-): Promise<ConsumerMessages> {
+): Promise<{ close(): Promise<void> }> {
   const name = jetStreamName(group);
   await jsm.consumers.add(stream, {
     durable_name: name,
@@ -56,7 +62,8 @@ export async function consumeDurably(
     deliver_policy: nats.DeliverPolicy.All,
   });
   const consumer = await js.consumers.get(stream, name);
-  return consumer.consume({
+  const advisories = handOverExhausted(nc, jsm, stream, name, topic, queue);
+  const messages = await consumer.consume({
     max_messages: Math.min(maxInflight, 256),
     callback: (msg: JsMsg) =>
       queue.push({
@@ -67,5 +74,39 @@ export async function consumeDurably(
         attempt: msg.info.deliveryCount,
         settleRemote: { ack: () => msg.ack(), nak: (delayMs) => msg.nak(delayMs > 0 ? delayMs : undefined) },
       }),
+  });
+  return {
+    close: async () => {
+      advisories.unsubscribe();
+      await messages.close();
+    },
+  };
+}
+
+/**
+ * JetStream stops delivering a message after max_deliver and only announces it with an
+ * advisory. The message is still in the stream: fetch it and hand it to the handler once
+ * more, flagged `exhausted`, so the inbox dead-letters it instead of it silently stalling.
+ * One member of the group takes each advisory (a queue subscription).
+ */
+function handOverExhausted(nc: NatsConnection, jsm: JetStreamManager, stream: string, consumer: string, topic: string, queue: DeliveryQueue) {
+  return nc.subscribe(`$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.${stream}.${consumer}`, {
+    queue: consumer,
+    callback: (_error, advisory) => {
+      const { stream_seq: seq, deliveries } = advisory.json<{ stream_seq: number; deliveries: number }>();
+      void jsm.streams.getMessage(stream, { seq }).then(
+        (stored) =>
+          queue.push({
+            topic,
+            body: stored.data,
+            key: undefined,
+            deliveryId: `${stream}:${seq}`,
+            attempt: deliveries + 1,
+            exhausted: true,
+            settleRemote: { ack: () => void jsm.streams.deleteMessage(stream, seq).catch(() => undefined), nak: () => undefined },
+          }),
+        () => undefined,
+      );
+    },
   });
 }

@@ -1,4 +1,4 @@
-import type { ConsumerMessages, JetStreamClient, JetStreamManager, MsgHdrs, NatsConnection, Subscription as NatsSubscription } from 'nats';
+import type { JetStreamClient, JetStreamManager, MsgHdrs, NatsConnection, Subscription as NatsSubscription } from 'nats';
 import { RpcError } from '../../src/errors.js';
 import { connectOnce } from '../shared/connect-once.js';
 import { silentLogger, type Logger } from '../../src/observability/logger.js';
@@ -130,8 +130,9 @@ class NatsTransport implements RpcTransport {
       const durable = this.options.durable;
       const stream = await ensureStream(this.jsm as JetStreamManager, this.nats as NatsModule, subject, durable);
       this.streamSubjects.set(subject, Promise.resolve(true));
-      const messages: ConsumerMessages = await consumeDurably(
-        this.js as JetStreamClient, this.jsm as JetStreamManager, this.nats as NatsModule,
+      const context = { nc, js: this.js as JetStreamClient, jsm: this.jsm as JetStreamManager, nats: this.nats as NatsModule };
+      const messages = await consumeDurably(
+        context,
         stream, `${options.group}.${topic}`, durable, maxInflight, topic, queue,
       );
       stop = async () => {

@@ -8,6 +8,8 @@ export interface QueuedMessage {
   readonly deliveryId: string;
   readonly offset?: string;
   attempt: number;
+  /** The broker will not deliver it again (see Delivery.exhausted). */
+  readonly exhausted?: boolean;
   /** Settlement the broker does itself (JetStream ack/nak); without it nacks redeliver locally. */
   readonly settleRemote?: { ack(): void; nak(delayMs: number): void };
 }
@@ -94,6 +96,7 @@ export class DeliveryQueue {
       key: message.key,
       coordinates,
       attempt: message.attempt,
+      exhausted: message.exhausted,
       ack: () => {
         if (settle()) message.settleRemote?.ack();
       },
