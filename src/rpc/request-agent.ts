@@ -40,13 +40,18 @@ export async function requestAgent<O = unknown>(core: NodeCore, options: Request
   const started = performance.now();
   const parent = currentDispatch()?.request;
   const correlationId = parent?.correlationId ?? newCorrelationId();
-  const finish = (outcome: PendingOutcome, messageId: string | undefined): CallResult<O> => {
+  const resultOf = (outcome: PendingOutcome, messageId: string | undefined): CallResult<O> => {
     const latencyMs = performance.now() - started;
     const result: CallResult<O> = outcome.ok
       ? { status: 'ok', response: outcome.data as O, correlationId, latencyMs }
       : { status: statusForError(outcome.error), error: outcome.error, correlationId, latencyMs };
     if (messageId !== undefined) result.messageId = messageId;
-    core.metrics.callCompleted?.(capability, result.status, latencyMs);
+    return result;
+  };
+  /** The call has ended: its outcome is counted once. */
+  const finish = (outcome: PendingOutcome, messageId: string | undefined): CallResult<O> => {
+    const result = resultOf(outcome, messageId);
+    core.metrics.callCompleted?.(capability, result.status, result.latencyMs);
     return result;
   };
   const fail = (error: unknown, messageId?: string): CallResult<O> => finish({ ok: false, error: toRpcError(error) }, messageId);
@@ -103,7 +108,8 @@ export async function requestAgent<O = unknown>(core: NodeCore, options: Request
       core.registry.forget(messageId);
       return fail(error, messageId);
     }
-    return finish({ ok: true, data: undefined }, messageId);
+    // Accepted, not ended: the outcome is counted when it arrives on the bus.
+    return resultOf({ ok: true, data: undefined }, messageId);
   }
   const { outcome, sent } = await runSyncCall(core, {
     requestId: messageId,

@@ -228,7 +228,8 @@ describe('requestAgent - replicas', () => {
 
 describe('requestAgent - async and fire-and-forget modes', () => {
   it('requestAgent - async returns at once; the response arrives as agent.rpc.response', async () => {
-    const caller = await fleet.node('caller');
+    const completed: string[] = [];
+    const caller = await fleet.node('caller', { metrics: { callCompleted: (_capability, status) => completed.push(status) } });
     const svc = await fleet.node('svc');
     const release = gate();
     svc.handle('double', async (n: number) => {
@@ -244,6 +245,8 @@ describe('requestAgent - async and fire-and-forget modes', () => {
     release.open();
     await until(() => responses.length === 1);
     expect(responses[0]).toMatchObject({ status: 'ok', response: 42, correlationId: result.correlationId, requestId: result.messageId, capability: 'double' });
+    // Counted once, when the outcome arrived — not also when the call was accepted.
+    expect(completed).toEqual(['ok']);
   });
 
   it('requestAgent - an async call that times out is reported on the bus', async () => {
