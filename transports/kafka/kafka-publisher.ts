@@ -66,7 +66,8 @@ export class KafkaPublisher {
       await this.producer.sendBatch({ topicMessages: [...byTopic.values()] });
       for (const pending of batch) pending.resolve();
     } catch (cause) {
-      const error = new RpcError('EAGENTRPC_PUBLISH_FAILED', `kafka publish failed: ${(cause as Error).message}`, { cause });
+      const { name, message } = cause as Error;
+      const error = new RpcError('EAGENTRPC_PUBLISH_FAILED', `kafka publish failed: ${name}: ${message}`, { cause });
       for (const pending of batch) pending.reject(error);
     }
   }

@@ -41,7 +41,16 @@ class KafkaTransport implements RpcTransport {
   private async open(): Promise<void> {
     const module = await loadKafka(this.input.loadModule);
     const { brokers, clientId, client } = this.options;
-    this.kafka = new module.Kafka({ ...client, brokers, clientId, logLevel: module.logLevel.NOTHING });
+    this.kafka = new module.Kafka({
+      // kafkajs gives a new connection 1 s and 5 quick retries; a busy host or a broker
+      // restarting needs more before a publish is reported as failed.
+      connectionTimeout: 10_000,
+      retry: { initialRetryTime: 100, maxRetryTime: 5_000, retries: 10 },
+      ...client,
+      brokers,
+      clientId,
+      logLevel: module.logLevel.NOTHING,
+    });
     this.producer = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
     this.admin = this.kafka.admin();
     await Promise.all([this.producer.connect(), this.admin.connect()]);
