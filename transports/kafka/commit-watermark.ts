@@ -1,10 +1,9 @@
 /**
  * Per partition, the offsets handed to the handler in order, and which of them are
- * acked. Deliveries finish out of order (they run concurrently); Kafka only stores one
+ * settled. Deliveries finish out of order (they run concurrently); Kafka only stores one
  * committed offset per partition, so the commit may only move past a message once every
- * message before it is acked too (a nacked one holds it until its redelivery is acked).
- * `settle` returns the new offset to commit (the next offset to read) when the contiguous
- * acked prefix grew, otherwise undefined.
+ * message before it is settled too. `settle` returns the new offset to commit (the next
+ * offset to read) when the contiguous settled prefix grew, otherwise undefined.
  */
 export class CommitWatermark {
   private readonly offsets: bigint[] = [];
