@@ -6,6 +6,5 @@ import type { AuthProvider } from './provider.js';
  */
 export const internalAuth: AuthProvider = {
   name: 'internal',
-  attach: (envelope) => envelope,
   verify: (_envelope, context) => ({ ok: true, subject: context.transportIdentity?.subject }),
 };

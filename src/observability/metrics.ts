@@ -20,6 +20,8 @@ export interface RpcMetrics {
   duplicateSkipped?(capability: string): void;
   /** A response arrived for no waiting call (late, duplicate or foreign). */
   unmatchedResponse?(capability: string): void;
+  /** An incoming envelope's identity was verified; `reason` is set when rejected. */
+  authDecision?(provider: string, decision: 'accept' | 'reject', reason: string | undefined): void;
   /** A delivery was handed back to the transport for redelivery. */
   redeliveryRequested?(capability: string, attempt: number): void;
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AuthProvider } from '../auth/provider.js';
 import { internalAuth } from '../auth/internal-provider.js';
+import { noAudit, type AuditLog } from '../audit/audit-log.js';
 import { systemClock, type Clock } from '../clock.js';
 import { MemoryDlqSink } from '../dlq/memory-sink.js';
 import type { DlqSink } from '../dlq/record.js';
@@ -38,8 +39,14 @@ export interface AgentNodeOptions {
    * Default: random per process start.
    */
   readonly instanceId?: string;
-  /** Default provider for signing and verifying; peers may have their own. Default `internal`. */
+  /**
+   * Verifies everything this node receives (a peer entry's provider, when it verifies,
+   * takes over for that peer) and signs what goes to peers without a provider of their
+   * own. Must be able to verify. Default `internal`.
+   */
   readonly auth?: AuthProvider;
+  /** Where every auth decision is recorded (`auth_check`). Default: not recorded. */
+  readonly audit?: AuditLog;
   readonly dlq?: DlqSink;
   /** Dedupe of redeliveries. Default: an in-memory store, `message-id` strategy, 1 h TTL. */
   readonly idempotency?: Partial<DedupeOptions>;
@@ -112,7 +119,8 @@ export class AgentNode {
       peers: options.peers instanceof PeerTable ? options.peers : new PeerTable(options.peers ?? []),
       registry: new PendingRegistry({ capacity: pendingCapacity, metrics, now: () => clock.now() }),
       permissions: compilePermissions(options.permissions),
-      auth: options.auth ?? internalAuth,
+      auth: checkAuth(options.auth ?? internalAuth),
+      audit: options.audit ?? noAudit,
       dlq: options.dlq ?? new MemoryDlqSink(),
       dedupe: new Dedupe({ ...options.idempotency, store: options.idempotency?.store ?? new MemoryIdempotencyStore({ clock }) }),
       bus: new LocalBus(logger),
@@ -202,6 +210,13 @@ export class AgentNode {
       this.core.logger.warn({ active: this.inbox.activeCount }, 'handlers still running after the drain timeout; closing anyway');
     }
   }
+}
+
+function checkAuth(auth: AuthProvider): AuthProvider {
+  if (typeof auth?.verify !== 'function') {
+    throw new TypeError(`AgentNode: auth provider ${String(auth?.name)} cannot verify; give the node a verifying provider (e.g. oidc with issuer and audience)`);
+  }
+  return auth;
 }
 
 function checkLimits(limits: NodeLimits): NodeLimits {

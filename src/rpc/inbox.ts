@@ -1,4 +1,5 @@
 import type { AuthVerdict } from '../auth/provider.js';
+import { deny } from '../auth/reasons.js';
 import { decodeEnvelope, type AgentRpcEnvelope } from '../envelope/index.js';
 import { RpcError, toRpcError } from '../errors.js';
 import { isPromise, type MaybePromise } from '../maybe-promise.js';
@@ -7,7 +8,8 @@ import { deadLetter, type DeadLetterInput } from './dead-letter.js';
 import { deliverFinalReply } from './deliver-reply.js';
 import { dispatchRequest } from './dispatch.js';
 import type { Handler } from './handler.js';
-import { authFor, type NodeCore } from './node-core.js';
+import { verifierFor, type NodeCore } from './node-core.js';
+import { recordAuthDecision } from './auth-decision.js';
 import { buildResponse, sendResponse } from './responder.js';
 import { asResponsePayload } from './response-payload.js';
 import { retryDelay } from './retry-delay.js';
@@ -76,15 +78,20 @@ export class Inbox {
     return this.handleIncoming(envelope, delivery, transport);
   }
 
-  /** Fail closed: a provider that throws (or rejects) denies. */
+  /** Fail closed: a provider that throws (or rejects) denies. Every decision is audited. */
   private verify(envelope: AgentRpcEnvelope, delivery: Delivery, transport: RpcTransport): MaybePromise<AuthVerdict> {
-    const deny = (error: unknown): AuthVerdict => ({ ok: false, reason: 'verifier-error', detail: error instanceof Error ? error.message : String(error) });
+    const provider = verifierFor(this.core, envelope.from);
+    const decide = (verdict: AuthVerdict): AuthVerdict => {
+      recordAuthDecision(this.core, provider.name, envelope, verdict);
+      return verdict;
+    };
+    const denyThrown = (error: unknown): AuthVerdict => decide(deny('verifier-error', error instanceof Error ? error.message : String(error)));
     try {
       const transportIdentity = transport.validateAuth?.(delivery);
-      const verdict = authFor(this.core, envelope.from).verify(envelope, { transportIdentity });
-      return isPromise(verdict) ? verdict.catch(deny) : verdict;
+      const verdict = provider.verify(envelope, { transportIdentity, deliveryId: delivery.coordinates.deliveryId });
+      return isPromise(verdict) ? verdict.then(decide, denyThrown) : decide(verdict);
     } catch (error) {
-      return deny(error);
+      return denyThrown(error);
     }
   }
 

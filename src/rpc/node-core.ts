@@ -1,3 +1,4 @@
+import type { AuditLog } from '../audit/audit-log.js';
 import type { AuthProvider } from '../auth/provider.js';
 import type { Clock } from '../clock.js';
 import type { DlqSink } from '../dlq/record.js';
@@ -42,7 +43,9 @@ export interface NodeCore {
   readonly peers: PeerTable;
   readonly registry: PendingRegistry;
   readonly permissions: PermissionCheck;
+  /** Verifies what arrives (unless a peer has its own verifier) and signs by default. */
   readonly auth: AuthProvider;
+  readonly audit: AuditLog;
   readonly dlq: DlqSink;
   readonly dedupe: Dedupe;
   readonly bus: LocalBus;
@@ -52,7 +55,13 @@ export interface NodeCore {
   readonly limits: NodeLimits;
 }
 
-/** The auth provider for traffic with a peer: its own, or the node's default. */
-export function authFor(core: NodeCore, peerUri: string): AuthProvider {
+/** The provider that signs what goes to a peer: the peer's own, else the node's. */
+export function signerFor(core: NodeCore, peerUri: string): AuthProvider {
   return core.peers.get(peerUri)?.auth ?? core.auth;
+}
+
+/** The provider that verifies what a peer sends: the peer's own when it verifies, else the node's. */
+export function verifierFor(core: NodeCore, peerUri: string): AuthProvider & Required<Pick<AuthProvider, 'verify'>> {
+  const own = core.peers.get(peerUri)?.auth;
+  return (own?.verify !== undefined ? own : core.auth) as AuthProvider & Required<Pick<AuthProvider, 'verify'>>;
 }

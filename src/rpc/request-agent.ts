@@ -1,3 +1,4 @@
+import { attachAuth } from '../auth/attach.js';
 import { encodeEnvelope, newCorrelationId, newMessageId, type AgentRpcEnvelope } from '../envelope/index.js';
 import { RpcError, toRpcError } from '../errors.js';
 import { CALL_MODES, statusForError, type CallMode, type CallResult } from './call-result.js';
@@ -68,7 +69,7 @@ export async function requestAgent<O = unknown>(core: NodeCore, options: Request
 
   const messageId = newMessageId();
   const deadline = Math.min(core.clock.now() + timeoutMs, parent?.deadline ?? Number.POSITIVE_INFINITY);
-  let envelope: AgentRpcEnvelope = {
+  const envelope: AgentRpcEnvelope = {
     version: 1,
     kind: mode === 'fire-and-forget' ? 'event' : 'request',
     messageId,
@@ -83,10 +84,15 @@ export async function requestAgent<O = unknown>(core: NodeCore, options: Request
   if (mode !== 'fire-and-forget') envelope.replyTo = core.replyTo.get(peer.transport.kind);
   if (peer.tenantId !== undefined) envelope.tenantId = peer.tenantId;
   if (options.headers !== undefined) envelope.headers = options.headers;
-  const signed = (peer.auth ?? core.auth).attach(envelope);
-  envelope = isPromise(signed) ? await signed : signed;
-  const body = encodeEnvelope(envelope);
-  const publish = (): Promise<void> => peer.transport.publish(peer.topic, { body, key: correlationId, messageId });
+  const signer = peer.auth ?? core.auth;
+  const send = (signed: AgentRpcEnvelope): Promise<void> =>
+    peer.transport.publish(peer.topic, { body: encodeEnvelope(signed), key: correlationId, messageId });
+  // Signed per attempt: a retry carries a fresh signing time and token, so the receiver
+  // sees a new signature (not a replay) and its dedupe answers the repeated messageId.
+  const publish = async (): Promise<void> => {
+    const signed = attachAuth(signer, envelope);
+    return send(isPromise(signed) ? await signed : signed);
+  };
 
   if (mode === 'fire-and-forget') {
     return publish().then(() => finish({ ok: true, data: undefined }, messageId), (error: unknown) => fail(error, messageId));

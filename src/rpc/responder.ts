@@ -1,9 +1,10 @@
+import { attachAuth } from '../auth/attach.js';
 import { encodeEnvelope, newMessageId, type AgentRpcEnvelope } from '../envelope/index.js';
 import { RpcError } from '../errors.js';
 import type { StoredReply } from '../idempotency/store.js';
 import { parseReplyTo, type RpcTransport, type TransportKind } from '../transport.js';
 import { isPromise, type MaybePromise } from '../maybe-promise.js';
-import { authFor, type NodeCore } from './node-core.js';
+import { signerFor, type NodeCore } from './node-core.js';
 import type { ResponsePayload } from './response-payload.js';
 
 /**
@@ -26,7 +27,7 @@ export function buildResponse(core: NodeCore, request: AgentRpcEnvelope, payload
   };
   if (request.tenantId !== undefined) response.tenantId = request.tenantId;
   const replyTo = request.replyTo;
-  const signed = authFor(core, request.from).attach(response);
+  const signed = attachAuth(signerFor(core, request.from), response);
   return isPromise(signed) ? signed.then((s) => ({ replyTo, body: encodeEnvelope(s) })) : { replyTo, body: encodeEnvelope(signed) };
 }
 

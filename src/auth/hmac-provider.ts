@@ -1,0 +1,92 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { canonicalizeForSigning, type AgentRpcEnvelope } from '../envelope/index.js';
+import { systemClock, type Clock } from '../clock.js';
+import type { AuthProvider, AuthVerdict, VerifyContext } from './provider.js';
+import { deny } from './reasons.js';
+import { ReplayGuard } from './replay-guard.js';
+
+/** Header carrying the signing time (ms since epoch); covered by the signature. */
+export const SIGNED_AT_HEADER = 'agent-rpc-signed-at';
+
+const SIGNATURE_BYTES = 32;
+const MIN_KEY_BYTES = 32;
+
+export interface HmacAuthOptions {
+  /** keyId → key. Several may be active at once so keys can be rotated without downtime. */
+  readonly keys: ReadonlyMap<string, Uint8Array>;
+  /** The key new envelopes are signed with. Omit on a node that only verifies. */
+  readonly signingKeyId?: string;
+  /** Envelopes signed further than this from now are `stale`. Default 300,000 ms. */
+  readonly windowMs?: number;
+  /** Most accepted envelopes remembered for replay detection. Default 1,000,000. */
+  readonly maxReplayEntries?: number;
+  readonly clock?: Clock;
+}
+
+/**
+ * HMAC-SHA256 over `canonicalizeForSigning(envelope)` (everything but `auth`, RFC 8785),
+ * after stamping the signing time into the headers. Each attach stamps a fresh time, so a
+ * retried request (same messageId) is a new signature, not a replay; the receiver's dedupe
+ * recognises it. The same signed bytes in a new broker message within the window are a
+ * replay; after the window they are stale.
+ */
+export function hmacAuth(options: HmacAuthOptions): AuthProvider {
+  const keys = checkKeys(options);
+  const windowMs = options.windowMs ?? 300_000;
+  if (!Number.isInteger(windowMs) || windowMs < 1000) throw new RangeError('hmacAuth: windowMs must be an integer of at least 1000');
+  const clock = options.clock ?? systemClock;
+  const replays = new ReplayGuard(options.maxReplayEntries ?? 1_000_000);
+  const signingKeyId = options.signingKeyId;
+  const signingKey = signingKeyId === undefined ? undefined : keys.get(signingKeyId);
+
+  return {
+    name: 'hmac',
+    attach(envelope: AgentRpcEnvelope): AgentRpcEnvelope {
+      if (signingKeyId === undefined || signingKey === undefined) {
+        throw new TypeError('hmacAuth: this provider has no signingKeyId, it can only verify');
+      }
+      const stamped: AgentRpcEnvelope = { ...envelope, headers: { ...envelope.headers, [SIGNED_AT_HEADER]: String(clock.now()) } };
+      delete stamped.auth;
+      return { ...stamped, auth: { kind: 'hmac', keyId: signingKeyId, signature: sign(signingKey, stamped) } };
+    },
+    verify(envelope: AgentRpcEnvelope, context: VerifyContext): AuthVerdict {
+      const auth = envelope.auth;
+      if (auth === undefined) return deny('missing-auth', 'this agent requires hmac-signed envelopes');
+      if (auth.kind !== 'hmac') return deny('wrong-kind', `this agent requires hmac, the envelope carries ${auth.kind}`);
+      const key = keys.get(auth.keyId);
+      if (key === undefined) return deny('unknown-key', `no key with id ${JSON.stringify(auth.keyId)}`);
+      const given = Buffer.from(auth.signature, 'base64url');
+      // Length first: timingSafeEqual throws on unequal lengths, and a truncated signature is simply wrong.
+      if (given.length !== SIGNATURE_BYTES) return deny('bad-signature', `signature is ${given.length} bytes, expected ${SIGNATURE_BYTES}`);
+      const expected = createHmac('sha256', key).update(canonicalizeForSigning(envelope)).digest();
+      if (!timingSafeEqual(given, expected)) return deny('bad-signature', 'signature does not match the envelope');
+      const signedAtText = envelope.headers?.[SIGNED_AT_HEADER];
+      const signedAt = signedAtText === undefined ? Number.NaN : Number(signedAtText);
+      if (!Number.isSafeInteger(signedAt)) return deny('malformed-token', `header ${SIGNED_AT_HEADER} is missing or not a time`);
+      const now = clock.now();
+      if (Math.abs(now - signedAt) > windowMs) {
+        return deny('stale', `signed ${Math.round((now - signedAt) / 1000)} s from now, outside the ${windowMs / 1000} s window`);
+      }
+      const seen = replays.check(`${envelope.messageId}|${signedAt}`, context.deliveryId, signedAt + windowMs, now);
+      if (seen === 'replayed') return deny('replayed', `message ${envelope.messageId} signed at ${signedAt} was already accepted`);
+      return { ok: true, subject: `hmac:${auth.keyId}` };
+    },
+  };
+}
+
+function sign(key: Uint8Array, envelope: AgentRpcEnvelope): string {
+  return createHmac('sha256', key).update(canonicalizeForSigning(envelope)).digest('base64url');
+}
+
+function checkKeys(options: HmacAuthOptions): ReadonlyMap<string, Uint8Array> {
+  if (!(options?.keys instanceof Map) || options.keys.size === 0) throw new TypeError('hmacAuth: keys must be a non-empty Map of keyId to key');
+  for (const [keyId, key] of options.keys) {
+    if (!(key instanceof Uint8Array) || key.length < MIN_KEY_BYTES) {
+      throw new RangeError(`hmacAuth: key ${JSON.stringify(keyId)} must be at least ${MIN_KEY_BYTES} bytes`);
+    }
+  }
+  if (options.signingKeyId !== undefined && !options.keys.has(options.signingKeyId)) {
+    throw new TypeError(`hmacAuth: signingKeyId ${JSON.stringify(options.signingKeyId)} is not in keys`);
+  }
+  return options.keys;
+}

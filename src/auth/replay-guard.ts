@@ -1,0 +1,52 @@
+/**
+ * Remembers accepted signed envelopes until their signing time leaves the acceptance
+ * window, so the same bytes published again are recognised as a replay.
+ *
+ * Entries arrive in roughly signing-time order, so a Map (insertion-ordered) expires from
+ * its front in O(1) per entry, lazily on each check. Memory is rate × window (about
+ * 150 bytes an entry); `maxEntries` bounds it, evicting the oldest first, which shortens
+ * the effective replay memory only when traffic exceeds maxEntries per window.
+ */
+export type ReplayCheck = 'fresh' | 'redelivery' | 'replayed';
+
+interface Seen {
+  readonly deliveryId: string;
+  readonly expiresAt: number;
+}
+
+export class ReplayGuard {
+  private readonly seen = new Map<string, Seen>();
+
+  constructor(private readonly maxEntries: number) {}
+
+  get size(): number {
+    return this.seen.size;
+  }
+
+  /**
+   * Records `key` (accepted until `expiresAt`) for this broker message. The same key from
+   * the same broker message is a redelivery (at-least-once), from another one a replay.
+   */
+  check(key: string, deliveryId: string, expiresAt: number, now: number): ReplayCheck {
+    this.expire(now);
+    const previous = this.seen.get(key);
+    if (previous !== undefined && previous.expiresAt > now) {
+      return previous.deliveryId === deliveryId ? 'redelivery' : 'replayed';
+    }
+    if (this.seen.size >= this.maxEntries) this.evictOldest();
+    this.seen.set(key, { deliveryId, expiresAt });
+    return 'fresh';
+  }
+
+  private expire(now: number): void {
+    for (const [key, entry] of this.seen) {
+      if (entry.expiresAt > now) return;
+      this.seen.delete(key);
+    }
+  }
+
+  private evictOldest(): void {
+    const oldest = this.seen.keys().next();
+    if (!oldest.done) this.seen.delete(oldest.value);
+  }
+}
