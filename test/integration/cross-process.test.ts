@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentProcess } from '../support/agent-process-client.js';
 import { until } from '../support/fleet.js';
@@ -19,6 +20,11 @@ const brokers: Array<[string, Broker]> = [
   ['kafka', { start: () => kafka.start(), stop: () => kafka.stop(), spec: () => ({ kind: 'kafka', brokers: kafka.brokers }) }],
 ];
 
+// Every envelope between the processes is HMAC-signed and verified: the transports carry
+// signed envelopes end to end.
+const sharedKey = { 'fleet-1': randomBytes(32).toString('hex') };
+const signed = { keys: sharedKey, signingKeyId: 'fleet-1' };
+
 describe.each(brokers)('cross-process over %s', (_name, broker) => {
   let alpha: AgentProcess;
   let beta: AgentProcess;
@@ -27,8 +33,8 @@ describe.each(brokers)('cross-process over %s', (_name, broker) => {
     await broker.start();
     const transport = broker.spec();
     [alpha, beta] = await Promise.all([
-      AgentProcess.start({ id: 'alpha', transport, peers: ['beta'] }),
-      AgentProcess.start({ id: 'beta', transport, peers: ['alpha'] }),
+      AgentProcess.start({ id: 'alpha', transport, peers: ['beta'], hmac: signed }),
+      AgentProcess.start({ id: 'beta', transport, peers: ['alpha'], hmac: signed }),
     ]);
   }, 120_000);
 
@@ -71,6 +77,18 @@ describe.each(brokers)('cross-process over %s', (_name, broker) => {
     expect(result.status).toBe('ok');
     expect(result.response).toMatchObject({ status: 'ok', response: { id: 'alpha' }, correlationId: result.correlationId });
   });
+
+  it('cross-process - a process signing with a key the receiver does not hold is refused with a typed error', async () => {
+    // gamma can verify beta's answers (it holds the fleet key) but signs with a key beta lacks.
+    const keys = { ...sharedKey, 'gamma-own': randomBytes(32).toString('hex') };
+    const gamma = await AgentProcess.start({ id: 'gamma', transport: broker.spec(), peers: ['beta'], hmac: { keys, signingKeyId: 'gamma-own' } });
+    try {
+      const result = await gamma.call({ to: 'beta', capability: 'echo', payload: 'let me in', timeoutMs: 20_000 });
+      expect(result).toMatchObject({ status: 'error', error: { code: 'EAGENTRPC_AUTH_REJECTED', details: { reason: 'unknown-key' } } });
+    } finally {
+      expect(await gamma.stop()).toBe(0);
+    }
+  }, 60_000);
 
   it('cross-process - an unknown capability is a typed error, not a timeout', async () => {
     const result = await alpha.call({ to: 'beta', capability: 'nope', payload: null, timeoutMs: 20_000 });

@@ -3,6 +3,8 @@
  * over IPC by AgentProcess (agent-process-client.ts). Started with `node --import tsx`.
  */
 import { appendFileSync } from 'node:fs';
+import { hmacAuth } from '../../src/auth/hmac-provider.js';
+import type { AuthProvider } from '../../src/auth/provider.js';
 import { AgentNode } from '../../src/rpc/agent-node.js';
 import { SqliteIdempotencyStore } from '../../src/idempotency/sqlite-store.js';
 import type { RequestAgentOptions } from '../../src/rpc/request-agent.js';
@@ -21,6 +23,8 @@ export interface AgentProcessConfig {
   /** SIGKILL this process when a delivery whose bytes contain this text is acked: after the
    *  handler's side effect and its dedupe record, before the broker commit. */
   readonly killOnAckOf?: string;
+  /** Sign and verify every envelope with HMAC: keys as hex by keyId. */
+  readonly hmac?: { readonly keys: Readonly<Record<string, string>>; readonly signingKeyId: string };
   /** Per-peer call timeout for `relay`, default 30 s. */
   readonly relayTimeoutMs?: number;
 }
@@ -48,6 +52,11 @@ function killOnAck(transport: RpcTransport, messageId: string): RpcTransport {
   });
 }
 
+function hmacFrom(settings: NonNullable<AgentProcessConfig['hmac']>): AuthProvider {
+  const keys = new Map(Object.entries(settings.keys).map(([keyId, hex]) => [keyId, Buffer.from(hex, 'hex')]));
+  return hmacAuth({ keys, signingKeyId: settings.signingKeyId });
+}
+
 async function main(config: AgentProcessConfig): Promise<void> {
   let transport = await createTransport(config.transport, config.id);
   if (config.killOnAckOf) transport = killOnAck(transport, config.killOnAckOf);
@@ -58,6 +67,7 @@ async function main(config: AgentProcessConfig): Promise<void> {
     transports: [transport],
     peers: config.peers.map((id) => ({ id, routes: [{ kind: transport.kind }] })),
     ...(store ? { idempotency: { store } } : {}),
+    ...(config.hmac ? { auth: hmacFrom(config.hmac) } : {}),
   });
   node.handle('echo', (input) => input);
   node.handle('whoami', () => ({ id: config.id, instanceId: node.core.instanceId }));
