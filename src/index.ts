@@ -50,7 +50,15 @@ export {
 } from './envelope/index.js';
 
 export { internalAuth } from './auth/internal-provider.js';
+export { hmacAuth, SIGNED_AT_HEADER, type HmacAuthOptions } from './auth/hmac-provider.js';
+export { oidcAuth, type OidcAuthOptions } from './auth/oidc-provider.js';
+export { oauth2ClientAuth, type OAuth2ClientAuthOptions } from './auth/oauth2-client-provider.js';
+export { ClientCredentialsTokens, type ClientCredentialsOptions } from './auth/client-credentials.js';
+export { JWT_ALGORITHMS, type JwtVerifyOptions } from './auth/jwt-verifier.js';
+export { AUTH_REJECT_REASONS, type AuthRejectReason } from './auth/reasons.js';
+export type { SecretInput } from './auth/secret-input.js';
 export type { AuthProvider, AuthVerdict, VerifyContext } from './auth/provider.js';
+export { noAudit, type AuditEntry, type AuditLog } from './audit/audit-log.js';
 export { DLQ_KINDS, type DlqKind, type DlqRecord, type DlqSink, type DlqFilter } from './dlq/record.js';
 export { MemoryDlqSink } from './dlq/memory-sink.js';
 export { JsonlDlqSink, type JsonlDlqSinkOptions } from './dlq/jsonl-file-sink.js';
