@@ -1,6 +1,7 @@
 import { connect, type NatsConnection } from 'nats';
 import { ServiceBroker } from 'moleculer';
 import { AgentNode, PeerTable } from '../src/index.js';
+import { benchAuthProvider, type BenchAuth } from './bench-auth.js';
 import { natsTransport } from '../transports/nats/index.js';
 import type { BenchRun } from './memory-bench.js';
 import { BENCH_PAYLOAD } from './payload.js';
@@ -10,10 +11,10 @@ import { closedLoop } from './stats.js';
  * Request/reply over one NATS server, responder in the same process, each system measured
  * the same way (closed loop, C calls in flight). See ../shared/BENCHMARKS.md for the method.
  */
-export type NatsSystem = 'raw' | 'moleculer' | 'agent-rpc';
+export type NatsSystem = 'raw' | 'moleculer' | 'agent-rpc' | 'agent-rpc-hmac';
 
 export async function benchNats(system: NatsSystem, url: string, concurrency: number, warmupMs: number, measureMs: number): Promise<BenchRun> {
-  const runners = { raw: rawNats, moleculer: moleculerNats, 'agent-rpc': agentRpcNats };
+  const runners = { raw: rawNats, moleculer: moleculerNats, 'agent-rpc': (u: string) => agentRpcNats(u, 'internal'), 'agent-rpc-hmac': (u: string) => agentRpcNats(u, 'hmac') };
   const { label, call, close } = await runners[system](url);
   try {
     return { system: label, concurrency, figures: await closedLoop(call, concurrency, warmupMs, measureMs) };
@@ -62,15 +63,15 @@ async function moleculerNats(url: string): Promise<Runner> {
   };
 }
 
-async function agentRpcNats(url: string): Promise<Runner> {
+async function agentRpcNats(url: string, auth: BenchAuth): Promise<Runner> {
   const peers = new PeerTable([{ id: 'echo', routes: [{ kind: 'nats' }] }]);
-  const echo = new AgentNode({ id: 'echo', transports: [natsTransport({ servers: url })], peers });
-  const caller = new AgentNode({ id: 'caller', transports: [natsTransport({ servers: url })], peers });
+  const echo = new AgentNode({ id: 'echo', transports: [natsTransport({ servers: url })], peers, ...benchAuthProvider(auth) });
+  const caller = new AgentNode({ id: 'caller', transports: [natsTransport({ servers: url })], peers, ...benchAuthProvider(auth) });
   echo.handle('echo', (input) => input);
   await echo.start();
   await caller.start();
   return {
-    label: 'agent-rpc sync call (NATS)',
+    label: `agent-rpc sync call (NATS${auth === 'hmac' ? ', hmac' : ''})`,
     call: async () => (await caller.requestAgent({ to: 'agent://echo', capability: 'echo', payload: BENCH_PAYLOAD })).status === 'ok',
     close: async () => {
       await caller.close();
