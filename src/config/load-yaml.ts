@@ -1,0 +1,45 @@
+import { readFile } from 'node:fs/promises';
+import { LineCounter, parseDocument, isNode } from 'yaml';
+import type { z } from 'zod';
+import { ConfigError, fieldPath } from './config-error.js';
+
+export interface LoadedYaml<T> {
+  readonly file: string;
+  readonly value: T;
+  /** Line (1-based) of the node at `path`, for errors found after validation. */
+  lineOf(path: readonly PropertyKey[]): number | undefined;
+}
+
+/** Reads a YAML file and validates it; every problem becomes a ConfigError naming file, line and field. */
+export async function loadYamlFile<S extends z.ZodType>(file: string, schema: S): Promise<LoadedYaml<z.infer<S>>> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError(file, undefined, '', `cannot read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+  return parseYaml(file, text, schema);
+}
+
+export function parseYaml<S extends z.ZodType>(file: string, text: string, schema: S): LoadedYaml<z.infer<S>> {
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const syntax = document.errors[0];
+  if (syntax !== undefined) {
+    throw new ConfigError(file, lineCounter.linePos(syntax.pos[0]).line, '', syntax.message.split('\n')[0]!);
+  }
+  const lineOf = (path: readonly PropertyKey[]): number | undefined => {
+    // The deepest node that exists on the path: a missing field is reported where its parent is.
+    for (let depth = path.length; depth >= 0; depth--) {
+      const node: unknown = depth === 0 ? document.contents : document.getIn(path.slice(0, depth) as unknown[], true);
+      if (isNode(node) && node.range) return lineCounter.linePos(node.range[0]).line;
+    }
+    return undefined;
+  };
+  const parsed = schema.safeParse(document.toJS());
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new ConfigError(file, lineOf(issue.path), fieldPath(issue.path), issue.message);
+  }
+  return { file, value: parsed.data, lineOf };
+}

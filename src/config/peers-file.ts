@@ -1,0 +1,59 @@
+import { dirname } from 'node:path';
+import { z } from 'zod';
+import { AGENT_URI_RE, isAgentId } from '../envelope/schema.js';
+import type { Clock } from '../clock.js';
+import type { PeerEntry } from '../rpc/peer-table.js';
+import type { SecretValue } from '../secrets/secret-value.js';
+import { TRANSPORT_KINDS } from '../transport.js';
+import { peerAuthSchema } from './auth-config.js';
+import { buildPeerAuth } from './build-auth.js';
+import { loadYamlFile, parseYaml, type LoadedYaml } from './load-yaml.js';
+
+const peerIdSchema = z.string().refine((id) => AGENT_URI_RE.test(id) || isAgentId(id), 'must be agent://<id> or a bare agent id');
+
+export const peersFileSchema = z.strictObject({
+  version: z.literal(1),
+  peers: z.array(
+    z.strictObject({
+      id: peerIdSchema,
+      tenantId: z.string().min(1).optional(),
+      transports: z.array(z.strictObject({ kind: z.enum(TRANSPORT_KINDS), requestsTopic: z.string().min(1).optional() })).min(1),
+      auth: peerAuthSchema.optional(),
+    }),
+  ),
+});
+export type PeersFile = z.infer<typeof peersFileSchema>;
+
+export interface PeersFileOptions {
+  /** Resolves `...Ref` fields; relative `file:` references resolve against the file's directory. */
+  readonly resolveSecret: (ref: string, baseDir: string) => Promise<SecretValue>;
+  readonly clock?: Clock;
+}
+
+/** Reads `rpc-peers.yaml` (version 1) into peer entries, auth providers built and secrets resolved. */
+export async function loadPeersFile(file: string, options: PeersFileOptions): Promise<PeerEntry[]> {
+  return toPeerEntries(await loadYamlFile(file, peersFileSchema), options);
+}
+
+export async function parsePeersFile(file: string, text: string, options: PeersFileOptions): Promise<PeerEntry[]> {
+  return toPeerEntries(parseYaml(file, text, peersFileSchema), options);
+}
+
+async function toPeerEntries(loaded: LoadedYaml<PeersFile>, options: PeersFileOptions): Promise<PeerEntry[]> {
+  const baseDir = dirname(loaded.file);
+  return Promise.all(
+    loaded.value.peers.map(async (peer, index): Promise<PeerEntry> => {
+      const routes = peer.transports.map((route) => ({ kind: route.kind, ...(route.requestsTopic ? { requestsTopic: route.requestsTopic } : {}) }));
+      const entry: PeerEntry = { id: peer.id, routes, ...(peer.tenantId ? { tenantId: peer.tenantId } : {}) };
+      if (peer.auth === undefined) return entry;
+      const auth = await buildPeerAuth(peer.auth, {
+        resolveSecret: (ref) => options.resolveSecret(ref, baseDir),
+        file: loaded.file,
+        field: `peers[${index}].auth`,
+        lineOf: (field) => loaded.lineOf(['peers', index, 'auth', field]),
+        clock: options.clock,
+      });
+      return { ...entry, auth };
+    }),
+  );
+}
