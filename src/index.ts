@@ -58,7 +58,23 @@ export { JWT_ALGORITHMS, type JwtVerifyOptions } from './auth/jwt-verifier.js';
 export { AUTH_REJECT_REASONS, type AuthRejectReason } from './auth/reasons.js';
 export type { SecretInput } from './auth/secret-input.js';
 export type { AuthProvider, AuthVerdict, VerifyContext } from './auth/provider.js';
-export { noAudit, type AuditEntry, type AuditLog } from './audit/audit-log.js';
+export {
+  noAudit,
+  FileAuditLog,
+  verifyAuditLog,
+  readAuditLog,
+  AUDIT_PROBLEMS,
+  type AuditEntry,
+  type AuditLog,
+  type AuditRecord,
+  type AuditVerifyResult,
+  type FileAuditLogOptions,
+} from './audit/index.js';
+export { SecretValue, createSecretResolver, parseSecretRef, parseKeyRing, VaultKvReader, type SecretResolver, type SecretSchemeResolver } from './secrets/index.js';
+export { ConfigError } from './config/config-error.js';
+export { loadPeersFile, type PeersFileOptions } from './config/peers-file.js';
+export { buildPeerAuth, buildReceiverAuth } from './config/build-auth.js';
+export { peerAuthSchema, receiverAuthSchema, type PeerAuthConfig, type ReceiverAuthConfig } from './config/auth-config.js';
 export { DLQ_KINDS, type DlqKind, type DlqRecord, type DlqSink, type DlqFilter } from './dlq/record.js';
 export { MemoryDlqSink } from './dlq/memory-sink.js';
 export { JsonlDlqSink, type JsonlDlqSinkOptions } from './dlq/jsonl-file-sink.js';

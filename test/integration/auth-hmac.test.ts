@@ -1,4 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FileAuditLog, readAuditLog, verifyAuditLog } from '../../src/audit/index.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hmacAuth, SIGNED_AT_HEADER } from '../../src/auth/hmac-provider.js';
 import { decodeEnvelope, encodeEnvelope, type AgentRpcEnvelope } from '../../src/envelope/index.js';
@@ -101,6 +105,25 @@ describe('hmac auth - accepted', () => {
     await until(() => replies.deliveries.length === 1);
     expect(attempts).toBe(2);
     expect(audit.authChecks('reject')).toEqual([]);
+  });
+});
+
+describe('hmac auth - audit file', () => {
+  it('hmac - accepts and rejects land in a hash-chained audit file that verifies', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'auth-audit-')), 'audit.jsonl');
+    const fileAudit = await FileAuditLog.open({ path });
+    const audited = await fleet.node('audited', { auth: hmacAuth({ keys, signingKeyId: 'k-2026' }), audit: fileAudit });
+    audited.handle('work', () => 'done');
+    const caller = await fleet.node('caller', { auth: hmacAuth({ keys, signingKeyId: 'k-2025' }) });
+    expect((await caller.requestAgent({ to: 'audited', capability: 'work', payload: null })).status).toBe('ok');
+    await raw.publish('agents.audited.requests', { body: encodeEnvelope(foreignRequest({ to: 'agent://audited' })) });
+    await until(async () => (await audited.dlq.list()).length === 1);
+    await fileAudit.close();
+    expect(await verifyAuditLog(path)).toEqual({ ok: true, records: 2 });
+    expect((await readAuditLog(path)).map((r) => [r.kind, r['decision'], r['peerId'], r['reason'] ?? r['subject']])).toEqual([
+      ['auth_check', 'accept', 'agent://caller', 'hmac:k-2025'],
+      ['auth_check', 'reject', 'agent://tester', 'missing-auth'],
+    ]);
   });
 });
 
