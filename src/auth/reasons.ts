@@ -31,8 +31,6 @@ export const AUTH_REJECT_REASONS = [
   'stale',
   /** HMAC: the same signed envelope was already accepted from a different broker message. */
   'replayed',
-  /** The transport-level identity (mTLS, SASL) was refused. */
-  'transport-identity',
   /** The verifier failed in a way it did not classify; treated as a deny (fail closed). */
   'verifier-error',
 ] as const;

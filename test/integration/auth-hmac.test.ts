@@ -172,6 +172,21 @@ describe('hmac auth - rejected, each with its reason, in the DLQ and as a typed 
     expect((await rejection()).reason).toBe('bad-signature');
   });
 
+  it('auth - a verifier that throws denies with verifier-error (fail closed)', async () => {
+    const broken = await fleet.node('broken', {
+      auth: {
+        name: 'broken',
+        verify: () => {
+          throw new Error('key store offline');
+        },
+      },
+    });
+    broken.handle('work', () => 'must not run');
+    await raw.publish('agents.broken.requests', { body: encodeEnvelope(foreignRequest({ to: 'agent://broken' })) });
+    await until(async () => (await broken.dlq.list()).length === 1 && replies.deliveries.length === 1);
+    expect((await broken.dlq.list())[0]).toMatchObject({ kind: 'auth-rejected', reason: 'verifier-error', detail: 'key store offline' });
+  });
+
   it('hmac - a receiver that requires hmac refuses an envelope without auth or with another kind', async () => {
     await publish(foreignRequest());
     expect((await rejection(1)).reason).toBe('missing-auth');
