@@ -15,6 +15,8 @@ export interface NatsServerOptions {
   readonly storeDir?: string;
   /** How long to wait for the server to answer (default 30 s). */
   readonly startTimeoutMs?: number;
+  /** Serve TLS with these PEM files; with `caFile`, clients must present a certificate it signed (mTLS). */
+  readonly tls?: { readonly certFile: string; readonly keyFile: string; readonly caFile?: string };
 }
 
 export interface NatsServerHandle {
@@ -87,6 +89,10 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
     const serverName = `agent-rpc-test-${randomUUID()}`;
     const args = ['-a', '127.0.0.1', '-p', String(port), '-n', serverName];
     if (storeDir !== undefined) args.push('-js', '-sd', storeDir);
+    if (options.tls) {
+      args.push('--tls', '--tlscert', options.tls.certFile, '--tlskey', options.tls.keyFile);
+      if (options.tls.caFile !== undefined) args.push('--tlscacert', options.tls.caFile, '--tlsverify');
+    }
     const child = await spawnManaged(binary, args, { logFile, cwd: workDir });
     current = child;
     try {
