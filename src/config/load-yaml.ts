@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { LineCounter, parseDocument, isNode } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError, fieldPath } from './config-error.js';
+import { expandEnv } from './expand-env.js';
 
 export interface LoadedYaml<T> {
   readonly file: string;
@@ -11,17 +12,22 @@ export interface LoadedYaml<T> {
 }
 
 /** Reads a YAML file and validates it; every problem becomes a ConfigError naming file, line and field. */
-export async function loadYamlFile<S extends z.ZodType>(file: string, schema: S): Promise<LoadedYaml<z.infer<S>>> {
+export interface YamlLoadOptions {
+  /** Expands `${env:NAME}` in strings (not in `...Ref` fields) from this environment. */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+export async function loadYamlFile<S extends z.ZodType>(file: string, schema: S, options: YamlLoadOptions = {}): Promise<LoadedYaml<z.infer<S>>> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
     throw new ConfigError(file, undefined, '', `cannot read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
   }
-  return parseYaml(file, text, schema);
+  return parseYaml(file, text, schema, options);
 }
 
-export function parseYaml<S extends z.ZodType>(file: string, text: string, schema: S): LoadedYaml<z.infer<S>> {
+export function parseYaml<S extends z.ZodType>(file: string, text: string, schema: S, options: YamlLoadOptions = {}): LoadedYaml<z.infer<S>> {
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
   const syntax = document.errors[0];
@@ -36,7 +42,8 @@ export function parseYaml<S extends z.ZodType>(file: string, text: string, schem
     }
     return undefined;
   };
-  const parsed = schema.safeParse(document.toJS());
+  const raw: unknown = document.toJS();
+  const parsed = schema.safeParse(options.env === undefined ? raw : expandEnv(raw, options.env, file, lineOf));
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new ConfigError(file, lineOf(issue.path), fieldPath(issue.path), issue.message);

@@ -1,0 +1,61 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { agentFileSchema, type AgentFile } from './agent-file.js';
+import { capabilitiesFileSchema, type CapabilitiesFile } from './capabilities-file.js';
+import { ConfigError } from './config-error.js';
+import { eventSourcesFileSchema, type EventSourcesFile } from './event-sources-file.js';
+import { loadYamlFile, type LoadedYaml } from './load-yaml.js';
+import { peersFileSchema, type PeersFile } from './peers-file.js';
+
+export const CONFIG_FILES = {
+  agent: 'agent.yaml',
+  capabilities: 'capabilities.yaml',
+  peers: 'rpc-peers.yaml',
+  eventSources: 'event-sources.yaml',
+} as const;
+
+/** The validated files of one agent's config directory, before anything is built from them. */
+export interface AgentConfig {
+  readonly dir: string;
+  readonly agent: LoadedYaml<AgentFile>;
+  readonly capabilities: LoadedYaml<CapabilitiesFile>;
+  readonly peers: LoadedYaml<PeersFile> | undefined;
+  readonly eventSources: LoadedYaml<EventSourcesFile> | undefined;
+}
+
+/**
+ * Reads `agent.yaml` and `capabilities.yaml` (required), `rpc-peers.yaml` and
+ * `event-sources.yaml` (optional) from `dir`. Every mistake is a ConfigError naming the
+ * file, the line and the field.
+ */
+export async function loadAgentConfig(dir: string, env: NodeJS.ProcessEnv = process.env): Promise<AgentConfig> {
+  const path = (name: string): string => join(dir, name);
+  const optional = <T>(name: string, load: (file: string) => Promise<T>): Promise<T | undefined> =>
+    existsSync(path(name)) ? load(path(name)) : Promise.resolve(undefined);
+  const agent = await loadYamlFile(path(CONFIG_FILES.agent), agentFileSchema, { env });
+  const capabilities = await loadYamlFile(path(CONFIG_FILES.capabilities), capabilitiesFileSchema, { env });
+  const peers = await optional(CONFIG_FILES.peers, (file) => loadYamlFile(file, peersFileSchema, { env }));
+  const eventSources = await optional(CONFIG_FILES.eventSources, (file) => loadYamlFile(file, eventSourcesFileSchema, { env }));
+  checkAcrossFiles(agent, capabilities, eventSources);
+  return { dir, agent, capabilities, peers, eventSources };
+}
+
+function checkAcrossFiles(agent: LoadedYaml<AgentFile>, capabilities: LoadedYaml<CapabilitiesFile>, eventSources: LoadedYaml<EventSourcesFile> | undefined): void {
+  const names = new Set<string>();
+  capabilities.value.capabilities.forEach((capability, index) => {
+    if (names.has(capability.name)) {
+      throw new ConfigError(capabilities.file, capabilities.lineOf(['capabilities', index, 'name']), `capabilities[${index}].name`, `${capability.name} is declared twice`);
+    }
+    names.add(capability.name);
+  });
+  for (const capability of Object.keys(agent.value.handlers)) {
+    if (!names.has(capability)) {
+      throw new ConfigError(agent.file, agent.lineOf(['handlers', capability]), `handlers.${capability}`, `capability ${capability} is not declared in ${CONFIG_FILES.capabilities}`);
+    }
+  }
+  eventSources?.value.sources.forEach((source, index) => {
+    if (source.agentId !== agent.value.agent.id) {
+      throw new ConfigError(eventSources.file, eventSources.lineOf(['sources', index, 'agentId']), `sources[${index}].agentId`, `is ${source.agentId}, but agent.yaml declares agent ${agent.value.agent.id}`);
+    }
+  });
+}

@@ -1,0 +1,68 @@
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadAgentConfig } from '../../src/config/agent-config.js';
+import { ConfigError } from '../../src/config/config-error.js';
+
+const FIXTURE = new URL('../fixtures/config/reviewer', import.meta.url).pathname;
+const env = { REVIEWER_DATA_DIR: '/var/lib/reviewer' };
+
+/** A copy of the fixture with one file edited. */
+function variant(file: string, edit: (text: string) => string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'config-'));
+  cpSync(FIXTURE, dir, { recursive: true });
+  writeFileSync(join(dir, file), edit(readFileSync(join(dir, file), 'utf8')));
+  return dir;
+}
+
+async function configError(dir: string): Promise<string> {
+  const error = await loadAgentConfig(dir, env).catch((e: unknown) => e);
+  expect(error).toBeInstanceOf(ConfigError);
+  return (error as Error).message;
+}
+
+describe('config files', () => {
+  it('config - a complete directory loads, with ${env:..} expanded', async () => {
+    const config = await loadAgentConfig(FIXTURE, env);
+    expect(config.agent.value).toMatchObject({ agent: { id: 'pr-reviewer' }, dataDir: '/var/lib/reviewer', limits: { concurrency: 16 } });
+    expect(config.capabilities.value.capabilities[0]).toMatchObject({ name: 'review-pr', idempotent: true, timeoutMs: 30000 });
+    expect(config.peers?.value.peers[0]?.id).toBe('agent://linter');
+    expect(config.eventSources?.value.sources[0]?.idempotency).toEqual({ strategy: 'message-id', store: 'sqlite', ttlMs: 3600000 });
+  });
+
+  it('config - bad YAML names the file and line', async () => {
+    const message = await configError(variant('capabilities.yaml', (t) => t.replace('  memory: {}', '  memory: {')));
+    expect(message).toMatch(/capabilities\.yaml:\d+: /);
+  });
+
+  it('config - an unknown field names file, line and field', async () => {
+    const message = await configError(variant('agent.yaml', (t) => t.replace('limits: { concurrency: 16 }', 'limits: { concurrency: 16, parallelism: 2 }')));
+    expect(message).toMatch(/agent\.yaml:10: limits: Unrecognized key: "parallelism"/);
+  });
+
+  it('config - a wrong type names file, line and field', async () => {
+    const message = await configError(variant('capabilities.yaml', (t) => t.replace('timeoutMs: 30000', 'timeoutMs: soon')));
+    expect(message).toMatch(/capabilities\.yaml:7: capabilities\[0\]\.timeoutMs: /);
+  });
+
+  it('config - an unset environment variable names file, line and field', async () => {
+    const error = await loadAgentConfig(FIXTURE, {}).catch((e: Error) => e.message);
+    expect(error).toMatch(/agent\.yaml:13: dataDir: environment variable REVIEWER_DATA_DIR is not set/);
+  });
+
+  it('config - a handler for an undeclared capability, a duplicate capability and a foreign inbox are refused', async () => {
+    expect(await configError(variant('agent.yaml', (t) => t.replace('review-pr: ./handlers', 'reveiw-pr: ./handlers')))).toMatch(
+      /agent\.yaml:9: handlers\.reveiw-pr: capability reveiw-pr is not declared in capabilities\.yaml/,
+    );
+    const twice = (t: string) => `${t}  - name: review-pr\n`;
+    expect(await configError(variant('capabilities.yaml', twice))).toMatch(/capabilities\.yaml:\d+: capabilities\[1\]\.name: review-pr is declared twice/);
+    expect(await configError(variant('event-sources.yaml', (t) => t.replace('agentId: pr-reviewer', 'agentId: someone-else')))).toMatch(
+      /event-sources\.yaml:5: sources\[0\]\.agentId: is someone-else, but agent\.yaml declares agent pr-reviewer/,
+    );
+  });
+
+  it('config - a missing required file is named', async () => {
+    expect(await configError(join(tmpdir(), 'no-such-config-dir'))).toMatch(/agent\.yaml: cannot read: ENOENT/);
+  });
+});
