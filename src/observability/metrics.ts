@@ -10,6 +10,8 @@ import type { DlqKind } from '../dlq/record.js';
 export interface RpcMetrics {
   /** A requestAgent call settled (caller side). */
   callCompleted?(capability: string, status: CallStatus, latencyMs: number): void;
+  /** A handler began (receiver side); in flight until handlerCompleted. */
+  handlerStarted?(capability: string): void;
   /** A handler finished (receiver side). */
   handlerCompleted?(capability: string, ok: boolean, durationMs: number): void;
   /** Pending registry size changed. */

@@ -65,6 +65,7 @@ export async function dispatchRequest(core: NodeCore, input: DispatchInput): Pro
     },
   };
 
+  core.metrics.handlerStarted?.(envelope.capability);
   const started = performance.now();
   let thrown: RpcError | undefined;
   let value: unknown;

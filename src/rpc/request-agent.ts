@@ -9,6 +9,7 @@ import type { PendingOutcome } from './pending-registry.js';
 import { normalizeAgentUri } from './peer-table.js';
 import { requestPermissionKey } from './permissions.js';
 import { runSyncCall, type RetryOptions } from './sync-call.js';
+import { childTraceparent, TRACEPARENT_HEADER } from './trace-context.js';
 
 export interface RequestAgentOptions<I = unknown> {
   /** `agent://<id>` or the bare id. */
@@ -83,7 +84,10 @@ export async function requestAgent<O = unknown>(core: NodeCore, options: Request
   if (parent) envelope.causedBy = parent.messageId;
   if (mode !== 'fire-and-forget') envelope.replyTo = core.replyTo.get(peer.transport.kind);
   if (peer.tenantId !== undefined) envelope.tenantId = peer.tenantId;
-  if (options.headers !== undefined) envelope.headers = options.headers;
+  // The caller's own traceparent wins (it runs inside a traced service); else continue the
+  // trace of the request being handled, else start one.
+  const inherited = options.headers?.[TRACEPARENT_HEADER] ?? parent?.headers?.[TRACEPARENT_HEADER];
+  envelope.headers = { ...options.headers, [TRACEPARENT_HEADER]: childTraceparent(inherited) };
   const signer = peer.auth ?? core.auth;
   const send = (signed: AgentRpcEnvelope): Promise<void> =>
     peer.transport.publish(peer.topic, { body: encodeEnvelope(signed), key: correlationId, messageId });
