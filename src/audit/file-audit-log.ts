@@ -1,142 +1,220 @@
-import { open, readFile, rename, stat, type FileHandle } from 'node:fs/promises';
+import { open, rename, type FileHandle } from 'node:fs/promises';
 import { systemClock, type Clock } from '../clock.js';
 import type { Logger } from '../observability/logger.js';
 import type { AuditEntry, AuditLog } from './audit-log.js';
-import { GENESIS_HASH, hashRecord, headPathOf, type AuditHead, type AuditRecord } from './audit-record.js';
+import { GENESIS_HASH, hashRecord, headPathOf, sha256Hex, type AuditHead } from './audit-record.js';
+import { resumeChain } from './resume-chain.js';
 
 export const AUDIT_FSYNC_POLICIES = ['batch', 'none'] as const;
 export type AuditFsyncPolicy = (typeof AUDIT_FSYNC_POLICIES)[number];
 
 export interface FileAuditLogOptions {
+  /** The JSONL file; created when missing. The head file is `<path>.head`. */
   readonly path: string;
   /**
-   * `batch` (default): every write batch is fsynced before `flush()` resolves and before
-   * the head file moves on. `none`: the OS decides; a power loss may lose recent records.
+   * `batch` (default): each batch is written, then fdatasync'ed, before `flush()` resolves
+   * and before the head file moves on. `none`: no fsync; the OS writes back when it likes,
+   * so a power loss (not a process crash) may lose seconds of records.
    */
   readonly fsync?: AuditFsyncPolicy;
   readonly clock?: Clock;
+  /** Told about a write failure, once, when it happens. */
   readonly logger?: Logger;
 }
 
+/** One write call stays below this, so a long queue does not become one giant string. */
+const MAX_WRITE_BYTES = 4 * 1024 * 1024;
+
+interface Waiter {
+  readonly seq: number;
+  readonly resolve: () => void;
+  readonly reject: (error: Error) => void;
+}
+
 /**
- * Append-only, hash-chained audit log: one JSON record per line (see audit-record.ts).
+ * Append-only, hash-chained audit log, one JSON record per line (format: audit-record.ts).
  *
- * `append` never waits: the record is chained at once (so the file order is the append
- * order) and queued; a writer drains the queue in batches, one write (and one fsync) per
- * batch — group commit, so thousands of decisions a second cost a few disk syncs. After
- * each batch the head file (`<path>.head`, last seq and hash) is replaced atomically.
- * A crash loses at most the batch being written (records appended but not yet flushed).
- * A write error does not throw at the caller of `append`: it is logged and makes the next
- * `flush()`/`close()` reject.
+ * `append` never waits and never touches the disk: the record is chained at once (file
+ * order is append order) and queued. A single writer drains the queue in batches — group
+ * commit: everything queued while one batch is on its way to disk becomes the next batch,
+ * written with one write and (fsync 'batch') one fdatasync. Then the head file is
+ * replaced atomically, and `flush()` callers waiting for those records are released.
+ *
+ * A crash loses only records not yet flushed: the batch in flight and what is queued. A
+ * crash in the middle of a write leaves a cut last line, which `open` refuses to chain
+ * onto. A write error is never thrown at `append`: it is logged, the partial write is cut
+ * back, and the log stops — later appends are dropped and every `flush()`/`close()`
+ * rejects with the error; open the file again to resume from the last durable record.
  */
 export class FileAuditLog implements AuditLog {
   private queue: string[] = [];
+  private waiters: Waiter[] = [];
   private writing: Promise<void> | undefined;
   private failure: Error | undefined;
-  private closed = false;
+  private closing = false;
+  /** seq of the last record appended, and of the last one durable with its head file. */
+  private appendedSeq: number;
+  private durableSeq: number;
 
   private constructor(
     private readonly file: FileHandle,
-    private readonly options: Required<Pick<FileAuditLogOptions, 'path' | 'fsync'>> & FileAuditLogOptions,
-    private seq: number,
-    private lastHash: string,
+    private readonly path: string,
+    private readonly fsync: AuditFsyncPolicy,
     private readonly clock: Clock,
-  ) {}
+    private readonly logger: Logger | undefined,
+    private nextSeq: number,
+    private prevLineHash: string,
+    private lastHash: string,
+    /** Bytes of the file up to the last durable batch: where a failed batch is cut back to. */
+    private size: number,
+  ) {
+    this.appendedSeq = nextSeq - 1;
+    this.durableSeq = nextSeq - 1;
+  }
 
-  /** Opens (or creates) the log and resumes its chain. A torn last line is an error, never chained onto. */
+  /**
+   * Opens (or creates) the log and resumes its chain from the last record. Refuses, with an
+   * Error naming the file and line, a cut last line (a torn write), a last record that does
+   * not match its hash, and a log shorter than its head file says.
+   */
   static async open(options: FileAuditLogOptions): Promise<FileAuditLog> {
-    if (typeof options?.path !== 'string' || options.path.length === 0) throw new TypeError('FileAuditLog: path is required');
+    if (typeof options !== 'object' || options === null) throw new TypeError('FileAuditLog.open: options must be an object');
+    if (typeof options.path !== 'string' || options.path.length === 0) throw new TypeError('FileAuditLog.open: options.path must be a non-empty string');
     const fsync = options.fsync ?? 'batch';
-    if (!AUDIT_FSYNC_POLICIES.includes(fsync)) throw new TypeError(`FileAuditLog: fsync must be one of ${AUDIT_FSYNC_POLICIES.join(', ')}`);
-    const last = await readLastRecord(options.path);
+    if (!AUDIT_FSYNC_POLICIES.includes(fsync)) throw new TypeError(`FileAuditLog.open: options.fsync must be one of ${AUDIT_FSYNC_POLICIES.join(', ')}`);
+    if (options.clock !== undefined && typeof options.clock?.now !== 'function') throw new TypeError('FileAuditLog.open: options.clock must have now()');
+    const resumed = await resumeChain(options.path);
     const file = await open(options.path, 'a');
-    return new FileAuditLog(file, { ...options, fsync }, last ? last.seq + 1 : 0, last?.hash ?? GENESIS_HASH, options.clock ?? systemClock);
+    const clock = options.clock ?? systemClock;
+    const { nextSeq, prevLineHash, lastHash, size } = resumed ?? { nextSeq: 0, prevLineHash: GENESIS_HASH, lastHash: GENESIS_HASH, size: 0 };
+    return new FileAuditLog(file, options.path, fsync, clock, options.logger, nextSeq, prevLineHash, lastHash, size);
   }
 
   append(entry: AuditEntry): void {
-    if (this.closed) throw new Error(`audit log ${this.options.path} is closed`);
-    // The chain's own fields cannot be set by an entry.
-    const { seq: _seq, at: _at, prev: _prev, hash: _hash, kind, ...fields } = entry as Record<string, unknown>;
-    const unhashed = { seq: this.seq, at: new Date(this.clock.now()).toISOString(), kind, ...fields, prev: this.lastHash };
+    if (this.closing) throw new Error(`audit log ${this.path} is closed`);
+    if (typeof entry !== 'object' || entry === null || typeof entry.kind !== 'string' || entry.kind.length === 0) {
+      throw new TypeError('FileAuditLog.append: entry.kind must be a non-empty string');
+    }
+    // A broken log records nothing more; the failure is reported by flush() and close().
+    if (this.failure) return;
+    // The chain's own fields come from the log, never from the entry.
+    const { seq: _seq, at: _at, prev: _prev, hash: _hash, kind, ...fields } = entry;
+    const unhashed = { seq: this.nextSeq, at: new Date(this.clock.now()).toISOString(), kind, ...fields, prev: this.prevLineHash };
+    // Throws TypeError (and changes nothing) for values JSON cannot carry.
     const hash = hashRecord(unhashed);
-    this.queue.push(`${JSON.stringify({ ...unhashed, hash })}\n`);
-    this.seq++;
+    const line = JSON.stringify({ ...unhashed, hash });
+    this.appendedSeq = this.nextSeq++;
+    this.prevLineHash = sha256Hex(line);
     this.lastHash = hash;
+    this.queue.push(`${line}\n`);
     this.writing ??= this.drain();
   }
 
-  /** Resolves when every record appended before the call is written (and fsynced under `batch`). */
-  async flush(): Promise<void> {
-    while (this.writing) await this.writing;
-    if (this.failure) throw this.failure;
+  /** Resolves when every record appended before the call is on disk (fsynced under 'batch') and named by the head file. */
+  flush(): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    const seq = this.appendedSeq;
+    if (seq <= this.durableSeq) return Promise.resolve();
+    // Waits for its own records only, so a steady stream of appends cannot starve it.
+    return new Promise((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
   }
 
+  /** Flushes, then closes the file; rejects with a write failure, the file closed all the same. */
   async close(): Promise<void> {
-    if (this.closed) return;
+    if (this.closing) return;
+    this.closing = true;
     try {
       await this.flush();
     } finally {
-      this.closed = true;
+      await this.writing;
       await this.file.close();
     }
   }
 
   private async drain(): Promise<void> {
-    // Yield once so that appends made in the same turn join this batch.
+    // Appends made in the same turn as the first one join its batch.
     await Promise.resolve();
     try {
-      while (this.queue.length > 0) {
+      while (this.queue.length > 0 && !this.failure) {
         const batch = this.queue;
         this.queue = [];
-        // Taken before awaiting: appends made meanwhile belong to the next batch.
-        const head: AuditHead = { seq: this.seq - 1, hash: this.lastHash };
-        await this.file.write(batch.join(''));
-        if (this.options.fsync === 'batch') await this.file.datasync();
+        // Taken now: appends made while this batch is written belong to the next one.
+        const head: AuditHead = { seq: this.appendedSeq, hash: this.lastHash };
+        const bytes = await this.writeBatch(batch);
+        if (this.fsync === 'batch') await this.file.datasync();
         await this.writeHead(head);
+        this.size += bytes;
+        this.durableSeq = head.seq;
+        this.release(head.seq);
       }
     } catch (error) {
-      this.failure = error instanceof Error ? error : new Error(String(error));
-      this.options.logger?.error({ err: this.failure, path: this.options.path }, 'audit log write failed');
+      await this.fail(error);
     } finally {
       this.writing = undefined;
     }
   }
 
+  /** Writes the batch's lines in order; returns the bytes written. */
+  private async writeBatch(batch: string[]): Promise<number> {
+    let written = 0;
+    let from = 0;
+    while (from < batch.length) {
+      let to = from;
+      let bytes = 0;
+      while (to < batch.length && (to === from || bytes + batch[to]!.length <= MAX_WRITE_BYTES)) bytes += batch[to++]!.length;
+      const data = Buffer.from(batch.slice(from, to).join(''));
+      // write(2) may write less than asked (e.g. a full disk); carry on from there.
+      let offset = 0;
+      while (offset < data.length) {
+        const { bytesWritten } = await this.file.write(data, offset, data.length - offset);
+        if (bytesWritten === 0) throw new Error(`audit log ${this.path}: write made no progress`);
+        offset += bytesWritten;
+      }
+      written += data.length;
+      from = to;
+    }
+    return written;
+  }
+
+  /**
+   * Write-temp, sync, rename: the head file is always a whole, earlier-or-current head.
+   * The directory is not synced: a rename lost in a crash leaves the previous head, which
+   * only lags behind the log — verify accepts that; it never runs ahead of synced data.
+   */
   private async writeHead(head: AuditHead): Promise<void> {
-    const target = headPathOf(this.options.path);
+    const target = headPathOf(this.path);
     const temp = `${target}.tmp`;
     const handle = await open(temp, 'w');
     try {
-      await handle.write(JSON.stringify(head));
-      if (this.options.fsync === 'batch') await handle.datasync();
+      await handle.writeFile(JSON.stringify(head));
+      if (this.fsync === 'batch') await handle.datasync();
     } finally {
       await handle.close();
     }
     await rename(temp, target);
   }
-}
 
-/** The last record of an existing log, undefined for a new or empty one. */
-async function readLastRecord(path: string): Promise<AuditRecord | undefined> {
-  const size = await stat(path).then((s) => s.size, () => 0);
-  if (size === 0) return undefined;
-  const handle = await open(path, 'r');
-  try {
-    // Records are small; the tail holds the last one whole.
-    const length = Math.min(size, 1 << 20);
-    const { buffer } = await handle.read(Buffer.alloc(length), 0, length, size - length);
-    const text = buffer.toString('utf8');
-    if (!text.endsWith('\n')) {
-      const line = (await readFile(path, 'utf8')).split('\n').length;
-      throw new Error(`audit log ${path}: line ${line} is incomplete (a torn write); run \`agent-rpc audit verify\` and repair before appending`);
+  private release(durableSeq: number): void {
+    const still: Waiter[] = [];
+    for (const waiter of this.waiters) {
+      if (waiter.seq <= durableSeq) waiter.resolve();
+      else still.push(waiter);
     }
-    const lastLine = text.slice(text.lastIndexOf('\n', text.length - 2) + 1, -1);
-    try {
-      return JSON.parse(lastLine) as AuditRecord;
-    } catch {
-      throw new Error(`audit log ${path}: the last line is not a JSON record; run \`agent-rpc audit verify\``);
-    }
-  } finally {
-    await handle.close();
+    this.waiters = still;
+  }
+
+  private async fail(error: unknown): Promise<void> {
+    const failure = new Error(`audit log ${this.path}: write failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    this.failure = failure;
+    const dropped = this.appendedSeq - this.durableSeq;
+    this.queue = [];
+    // Cut the failed batch off (it may be half written), so reopening resumes cleanly.
+    const cutBack = await this.file.truncate(this.size).then(
+      () => true,
+      () => false,
+    );
+    this.logger?.error({ err: error, path: this.path, dropped, cutBack }, 'audit log write failed; records are dropped until the log is reopened');
+    for (const waiter of this.waiters) waiter.reject(failure);
+    this.waiters = [];
   }
 }

@@ -1,7 +1,6 @@
-import { createReadStream } from 'node:fs';
-import { open, readFile, stat } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
-import { GENESIS_HASH, headPathOf, recomputeHash, type AuditHead, type AuditRecord } from './audit-record.js';
+import { GENESIS_HASH, parseRecord, recomputeHash, sha256Hex, type AuditHead } from './audit-record.js';
+import { JsonlLines } from './jsonl-lines.js';
+import { readHead } from './resume-chain.js';
 
 export const AUDIT_PROBLEMS = ['modified', 'deleted', 'reordered', 'truncated', 'malformed'] as const;
 export type AuditProblem = (typeof AUDIT_PROBLEMS)[number];
@@ -10,134 +9,116 @@ export type AuditVerifyResult =
   | { readonly ok: true; readonly records: number }
   | {
       readonly ok: false;
+      /** Records read and found intact before the problem. */
       readonly records: number;
       readonly problem: AuditProblem;
-      /** 0-based index of the first bad record (its line is index + 1). */
+      /** 0-based index of the offending record, which is also its line (index + 1 is the line number). */
       readonly index: number;
+      /** The seq of the offending record, when there is one to name. */
       readonly seq?: number;
       readonly detail: string;
     };
 
-/**
- * Walks the log once, streaming, and reports the first break in the chain:
- * - `modified`: a record's hash does not match its contents;
- * - `deleted`: records are missing (seq jumps ahead and `prev` does not link);
- * - `reordered`: seq goes backwards;
- * - `truncated`: the last line is partial, or the log ends before the record the head file names;
- * - `malformed`: a line that is not a JSON record.
- */
-export async function verifyAuditLog(path: string): Promise<AuditVerifyResult> {
-  const size = (await stat(path)).size;
-  const endsWithNewline = size === 0 || (await lastByte(path, size)) === 0x0a;
-  const chain = new ChainCheck();
-  const lines = createInterface({ input: createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 }), crlfDelay: Infinity });
-  // One line behind, so the last line can be judged knowing whether the file ends in a newline.
-  let pending: string | undefined;
-  for await (const line of lines) {
-    if (pending !== undefined) {
-      const failure = chain.next(pending);
-      if (failure) return failure;
-    }
-    pending = line;
-  }
-  if (pending !== undefined) {
-    if (!endsWithNewline) {
-      const index = chain.count;
-      return { ok: false, records: index, problem: 'truncated', index, detail: `line ${index + 1} ends without a newline: the log was cut mid-record` };
-    }
-    const failure = chain.next(pending);
-    if (failure) return failure;
-  }
-  return chain.end(await readHead(path));
-}
-
 type Failure = Extract<AuditVerifyResult, { ok: false }>;
 
-/** Checks records one at a time against the one before. */
-class ChainCheck {
-  count = 0;
-  private previous: AuditRecord | undefined;
-  /** A record that jumped ahead: deleted records, unless the skipped ones turn up next (reordered). */
-  private jump: { index: number; seq: number; expected: number } | undefined;
+/**
+ * Reads the log once, streaming (memory stays flat however long the log), and reports the
+ * first problem:
+ * - `modified`: a record does not match its hash, or was rewritten with a fresh hash so the
+ *   next record's `prev` no longer matches its bytes (reported at the rewritten record);
+ * - `deleted`: seq jumps ahead, the chain breaks there, and the skipped records never turn up;
+ * - `reordered`: seq goes backwards, or the records skipped at a jump turn up later;
+ * - `truncated`: the last line is cut mid-record, or the log ends before the record its
+ *   head file names;
+ * - `malformed`: a line that is not a JSON audit record (or a head file that is not one).
+ * Without a head file, records cut from the end cannot be told apart from a shorter log.
+ */
+export async function verifyAuditLog(path: string): Promise<AuditVerifyResult> {
+  if (typeof path !== 'string' || path.length === 0) throw new TypeError('verifyAuditLog: path must be a non-empty string');
+  let head: AuditHead | undefined;
+  let headError: string | undefined;
+  try {
+    head = await readHead(path);
+  } catch (error) {
+    headError = error instanceof Error ? error.message : String(error);
+  }
+  const check = new ChainCheck();
+  const lines = new JsonlLines(path);
+  for await (const batch of lines.batches()) {
+    for (const line of batch) {
+      const failure = check.next(line);
+      if (failure) return failure;
+    }
+  }
+  return check.end(lines.tail, head, headError);
+}
 
-  next(line: string): Failure | undefined {
-    const index = this.count;
-    const fail = (problem: AuditProblem, detail: string, seq?: number, at = index): Failure => ({
-      ok: false,
-      records: index,
-      problem,
-      index: at,
-      ...(seq === undefined ? {} : { seq }),
-      detail,
-    });
-    let record: AuditRecord;
-    try {
-      record = JSON.parse(line) as AuditRecord;
-    } catch {
-      return fail('malformed', `line ${index + 1} is not JSON`);
-    }
-    if (typeof record !== 'object' || record === null || !Number.isSafeInteger(record.seq) || typeof record.hash !== 'string' || typeof record.prev !== 'string') {
-      return fail('malformed', `line ${index + 1} is not an audit record`);
-    }
-    if (recomputeHash(record) !== record.hash) return fail('modified', `record ${record.seq} (line ${index + 1}) does not match its hash`, record.seq);
-    const jump = this.jump;
-    if (jump !== undefined) {
-      return record.seq < jump.seq
-        ? fail('reordered', `record ${jump.seq} (line ${jump.index + 1}) comes before record ${record.seq}`, jump.seq, jump.index)
-        : fail('deleted', `records ${jump.expected}..${jump.seq - 1} are missing before line ${jump.index + 1}`, jump.seq, jump.index);
-    }
-    const expectedSeq = this.previous === undefined ? 0 : this.previous.seq + 1;
-    if (record.seq < expectedSeq) return fail('reordered', `record ${record.seq} (line ${index + 1}) comes after record ${expectedSeq - 1}`, record.seq);
-    if (record.seq > expectedSeq) {
-      this.jump = { index, seq: record.seq, expected: expectedSeq };
-      this.count++;
+/** Checks each record against the one before it. */
+class ChainCheck {
+  private count = 0;
+  private previous: { readonly seq: number; readonly hash: string; readonly lineHash: string } | undefined;
+  /**
+   * A record that jumped ahead of its expected seq. Whether the skipped seqs were deleted
+   * or moved further down is only known by reading on, so the verdict waits.
+   */
+  private gap: { readonly index: number; readonly seq: number; readonly from: number; readonly to: number } | undefined;
+
+  next(line: Buffer): Failure | undefined {
+    const index = this.count++;
+    const gap = this.gap;
+    if (gap !== undefined) {
+      const seq = parseRecord(line.toString('utf8'))?.seq;
+      if (seq !== undefined && seq >= gap.from && seq <= gap.to) {
+        return failure('reordered', gap.index, `record ${gap.seq} (line ${gap.index + 1}) comes before record ${seq} (line ${index + 1})`, gap.seq);
+      }
       return undefined;
     }
-    const expectedPrev = this.previous === undefined ? GENESIS_HASH : this.previous.hash;
-    if (this.previous === undefined && record.prev !== GENESIS_HASH) return fail('modified', 'the first record does not start the chain', record.seq);
+    const record = parseRecord(line.toString('utf8'));
+    if (record === undefined) return failure('malformed', index, `line ${index + 1} is not a JSON audit record`);
+    if (recomputeHash(record) !== record.hash) return failure('modified', index, `record ${record.seq} (line ${index + 1}) does not match its hash`, record.seq);
+    const previous = this.previous;
+    const expectedSeq = previous === undefined ? 0 : previous.seq + 1;
+    const expectedPrev = previous === undefined ? GENESIS_HASH : previous.lineHash;
+    if (record.seq < expectedSeq) {
+      return failure('reordered', index, `record ${record.seq} (line ${index + 1}) comes after record ${expectedSeq - 1}`, record.seq);
+    }
+    if (record.seq > expectedSeq) {
+      // The link still holds, so nothing is missing: this record's seq was rewritten.
+      if (record.prev === expectedPrev) return failure('modified', index, `record ${record.seq} (line ${index + 1}) links to record ${expectedSeq - 1} but has a different seq`, record.seq);
+      this.gap = { index, seq: record.seq, from: expectedSeq, to: record.seq - 1 };
+      return undefined;
+    }
     if (record.prev !== expectedPrev) {
-      // This record is intact (its hash matched), so the one before it was rewritten, hash and all.
-      return fail('modified', `record ${this.previous!.seq} (line ${index}) was rewritten: record ${record.seq} does not link to it`, this.previous!.seq, index - 1);
+      // This record is intact, so the line before it changed while keeping a valid hash.
+      if (previous === undefined) return failure('modified', index, 'the first record does not start the chain', record.seq);
+      return failure('modified', index - 1, `record ${previous.seq} (line ${index}) was changed (or record ${record.seq} after it rewritten): the link between them is broken`, previous.seq);
     }
-    this.previous = record;
-    this.count++;
+    this.previous = { seq: record.seq, hash: record.hash, lineHash: sha256Hex(line) };
     return undefined;
   }
 
-  end(head: AuditHead | undefined): AuditVerifyResult {
-    const records = this.count;
-    const jump = this.jump;
-    if (jump !== undefined) {
-      return { ok: false, records, problem: 'deleted', index: jump.index, seq: jump.seq, detail: `records ${jump.expected}..${jump.seq - 1} are missing before line ${jump.index + 1}` };
+  end(tail: Buffer | undefined, head: AuditHead | undefined, headError: string | undefined): AuditVerifyResult {
+    const gap = this.gap;
+    if (gap !== undefined) {
+      const missing = gap.from === gap.to ? `record ${gap.from} is` : `records ${gap.from}..${gap.to} are`;
+      return failure('deleted', gap.index, `${missing} missing before line ${gap.index + 1}`, gap.seq);
     }
+    const index = this.count;
     const last = this.previous;
-    if (head !== undefined && (last === undefined || last.seq < head.seq)) {
-      const detail = `the log ends at seq ${last?.seq ?? '(none)'} but its head file says seq ${head.seq} was written`;
-      return { ok: false, records, problem: 'truncated', index: records, seq: last === undefined ? 0 : last.seq + 1, detail };
+    const nextSeq = last === undefined ? 0 : last.seq + 1;
+    if (tail !== undefined) return failure('truncated', index, `line ${index + 1} ends without a newline: the log was cut mid-record`, nextSeq);
+    if (headError !== undefined) return failure('malformed', index, headError);
+    if (head !== undefined && head.seq >= nextSeq) {
+      return failure('truncated', index, `the log ends at record ${last?.seq ?? '(none)'} but its head file says record ${head.seq} was written`, nextSeq);
     }
-    if (head !== undefined && last !== undefined && last.seq === head.seq && last.hash !== head.hash) {
-      return { ok: false, records, problem: 'modified', index: records - 1, seq: last.seq, detail: 'the last record is not the one the head file names' };
+    if (head !== undefined && last !== undefined && head.seq === last.seq && head.hash !== last.hash) {
+      return failure('modified', index - 1, `record ${last.seq} (line ${index}) is not the one the head file names`, last.seq);
     }
-    return { ok: true, records };
+    // A head behind the log is fine: a crash between syncing a batch and renaming the head.
+    return { ok: true, records: index };
   }
 }
 
-async function lastByte(path: string, size: number): Promise<number> {
-  const handle = await open(path, 'r');
-  try {
-    const { buffer } = await handle.read(Buffer.alloc(1), 0, 1, size - 1);
-    return buffer[0]!;
-  } finally {
-    await handle.close();
-  }
-}
-
-async function readHead(path: string): Promise<AuditHead | undefined> {
-  const text = await readFile(headPathOf(path), 'utf8').catch(() => undefined);
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text) as AuditHead;
-  } catch {
-    return undefined;
-  }
+function failure(problem: AuditProblem, index: number, detail: string, seq?: number): Failure {
+  return { ok: false, records: index, problem, index, ...(seq === undefined ? {} : { seq }), detail };
 }

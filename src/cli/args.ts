@@ -20,13 +20,18 @@ export function parseCommandArgs<O extends Options>(args: readonly string[], opt
 
 const DURATION_RE = /^(\d+)(s|m|h|d)$/;
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+// Date alone (UTC midnight), or date and time with an optional zone (none: local time).
+const ISO_RE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 
-/** `--since`: an ISO date/time, or a duration back from now such as `15m`, `2h`, `7d`. */
+/** `--since`: an ISO date/time, or a duration back from `now` such as `30s`, `15m`, `2h`, `1d`. */
 export function parseSince(value: string, now = Date.now()): Date {
   const duration = DURATION_RE.exec(value);
   if (duration) return new Date(now - Number(duration[1]) * UNIT_MS[duration[2] as keyof typeof UNIT_MS]);
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime())) throw new UsageError(`--since must be an ISO date or a duration like 15m, 2h, 7d; got ${JSON.stringify(value)}`);
+  // new Date() alone would also take "1" or "March 7"; only ISO is meant.
+  const date = ISO_RE.test(value) ? new Date(value) : undefined;
+  if (date === undefined || Number.isNaN(date.getTime())) {
+    throw new UsageError(`--since must be an ISO date/time or a duration like 15m, 2h, 1d; got ${JSON.stringify(value)}`);
+  }
   return date;
 }
 

@@ -1,36 +1,45 @@
 import { stat } from 'node:fs/promises';
-import { readAuditLog, verifyAuditLog, type AuditRecord } from '../audit/index.js';
+import { iterateAuditLog, verifyAuditLog, type AuditReadFilter, type AuditRecord } from '../audit/index.js';
 import { parseCommandArgs, parseLimit, parseSince } from './args.js';
 import { EXIT, type CliCommand, type CliIo } from './command.js';
 
-const FILE_HELP = '--file <path>   the audit log (default $AGENT_RPC_AUDIT_FILE or ./data/audit.jsonl)';
+const DEFAULT_FILE = './data/audit.jsonl';
+const FILE_HELP = `--file <path>   the audit log (default: $AGENT_RPC_AUDIT_FILE, else ${DEFAULT_FILE})`;
 
 function auditFile(option: string | undefined, io: CliIo): string {
-  return option ?? io.env['AGENT_RPC_AUDIT_FILE'] ?? './data/audit.jsonl';
+  return option ?? (io.env['AGENT_RPC_AUDIT_FILE'] || DEFAULT_FILE);
 }
 
+/** A missing log is a runtime failure (exit 3), reported in one line. */
 async function requireFile(path: string, io: CliIo): Promise<boolean> {
-  const exists = await stat(path).then((s) => s.isFile(), () => false);
+  const exists = await stat(path).then(
+    (s) => s.isFile(),
+    () => false,
+  );
   if (!exists) io.err(`agent-rpc: audit log ${path} does not exist`);
   return exists;
 }
 
-function describe(record: AuditRecord): string {
-  const who = record['decision'] === 'accept' ? `subject=${String(record['subject'] ?? '-')}` : `reason=${String(record['reason'] ?? '-')}`;
-  const fields = [record.at, `#${record.seq}`, record.kind, String(record['decision'] ?? '-'), String(record['peerId'] ?? '-'), String(record['provider'] ?? '-'), who];
-  if (record['messageId'] !== undefined) fields.push(`message=${String(record['messageId'])}`);
-  return fields.join('  ');
+/** time  #seq  kind  decision  peer  provider  subject=… | reason=…  message=… */
+export function describeRecord(record: AuditRecord): string {
+  const field = (name: string): string => (record[name] === undefined ? '-' : String(record[name]));
+  const who = record['subject'] !== undefined ? `subject=${field('subject')}` : record['reason'] !== undefined ? `reason=${field('reason')}` : '-';
+  return [record.at, `#${record.seq}`, record.kind, field('decision'), field('peerId'), field('provider'), who, `message=${field('messageId')}`].join('  ');
 }
 
 export const auditListCommand: CliCommand = {
   path: ['audit', 'list'],
   summary: 'print audit records, oldest first',
-  usage: `agent-rpc audit list [--kind auth_check] [--since <ISO date | 15m | 2h | 7d>] [--limit N] [--json] [--file <path>]
+  usage: `agent-rpc audit list [--kind auth_check] [--since <ISO date | 15m | 2h | 1d>] [--limit N] [--json] [--file <path>]
+
+  One line per record: time, #seq, kind, decision, peer, provider, subject= (accepted)
+  or reason= (rejected), message=<messageId>.
 
   --kind <kind>   only records of this kind (auth_check, ...)
-  --since <when>  only records at or after an ISO date/time or a duration back from now
+  --since <when>  only records at or after an ISO date/time, or within a duration back
+                  from now: 30s, 15m, 2h, 1d
   --limit <N>     only the last N matching records
-  --json          one JSON record per line
+  --json          the records themselves, one JSON object per line
   ${FILE_HELP}`,
   async run(args, io) {
     const { values } = parseCommandArgs(args, {
@@ -40,14 +49,14 @@ export const auditListCommand: CliCommand = {
       json: { type: 'boolean' },
       file: { type: 'string' },
     });
-    const filter = {
+    const filter: AuditReadFilter = {
       ...(values.kind !== undefined ? { kind: values.kind } : {}),
       ...(values.since !== undefined ? { since: parseSince(values.since) } : {}),
       ...(values.limit !== undefined ? { limit: parseLimit(values.limit) } : {}),
     };
     const path = auditFile(values.file, io);
     if (!(await requireFile(path, io))) return EXIT.failed;
-    for (const record of await readAuditLog(path, filter)) io.out(values.json ? JSON.stringify(record) : describe(record));
+    for await (const record of iterateAuditLog(path, filter)) io.out(values.json ? JSON.stringify(record) : describeRecord(record));
     return EXIT.ok;
   },
 };
@@ -57,8 +66,10 @@ export const auditVerifyCommand: CliCommand = {
   summary: 'check the hash chain; report the first modified, deleted, reordered or truncated record',
   usage: `agent-rpc audit verify [--json] [--file <path>]
 
-  Exit 0 when the chain is intact, 1 when a record was modified, deleted, reordered or
-  the log was truncated (the first problem is printed), 3 when the log cannot be read.
+  Reads the whole log and checks every record's hash, the chain of prev links, the seq
+  order and the head file (<file>.head). Prints "ok" and exits 0 when all holds;
+  otherwise prints the first problem (modified, deleted, reordered, truncated or
+  malformed) with its 0-based record index and line, and exits 1.
 
   --json          the result as one JSON object
   ${FILE_HELP}`,
@@ -66,12 +77,22 @@ export const auditVerifyCommand: CliCommand = {
     const { values } = parseCommandArgs(args, { json: { type: 'boolean' }, file: { type: 'string' } });
     const path = auditFile(values.file, io);
     if (!(await requireFile(path, io))) return EXIT.failed;
+    const hasHead = await stat(`${path}.head`).then(
+      () => true,
+      () => false,
+    );
     const startedAt = performance.now();
     const result = await verifyAuditLog(path);
     const ms = Math.round(performance.now() - startedAt);
-    if (values.json) io.out(JSON.stringify({ file: path, ...result, ms }));
-    else if (result.ok) io.out(`ok: ${result.records} records, chain intact (${ms} ms)`);
-    else io.out(`${result.problem} at record index ${result.index} (line ${result.index + 1}): ${result.detail}`);
+    if (values.json) {
+      io.out(JSON.stringify({ file: path, ...result, headFile: hasHead, ms }));
+    } else if (result.ok) {
+      const caveat = hasHead ? '' : '; no head file, so records cut from the end would not show';
+      io.out(`ok: ${result.records} records, chain intact (${ms} ms)${caveat}`);
+    } else {
+      const seq = result.seq === undefined ? '' : `, seq ${result.seq}`;
+      io.out(`${result.problem} at record index ${result.index} (line ${result.index + 1}${seq}): ${result.detail}`);
+    }
     return result.ok ? EXIT.ok : EXIT.problem;
   },
 };

@@ -1,5 +1,8 @@
 import { auditListCommand, auditVerifyCommand } from './audit-command.js';
 import type { CliCommand } from './command.js';
+import { serveCommand } from './serve-command.js';
+import { callCommand } from './call-command.js';
+import { rpcCapabilitiesCommand, rpcPeersCommand } from './rpc-command.js';
 
 /** Every command of `agent-rpc`; a new command is one more entry. */
-export const COMMANDS: readonly CliCommand[] = [auditListCommand, auditVerifyCommand];
+export const COMMANDS: readonly CliCommand[] = [serveCommand, callCommand, rpcPeersCommand, rpcCapabilitiesCommand, auditListCommand, auditVerifyCommand];

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { receiverAuthSchema } from './auth-config.js';
 
+// A port may come from `${env:PORT}`, which expands to a string.
+const portSchema = z.union([z.int(), z.string().regex(/^\d+$/, 'must be a port number').transform(Number)]).pipe(z.int().min(0).max(65535));
+
 const permissionList = z.array(z.string().min(1)).optional();
 
 /** agent.yaml (version 1): who the agent is, what it may do, and how it runs. */
@@ -33,7 +36,7 @@ export const agentFileSchema = z.strictObject({
   /** Runaway-guard settings; their rules are added with the guard. */
   guard: z.record(z.string(), z.unknown()).optional(),
   log: z.strictObject({ level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info') }).optional(),
-  http: z.strictObject({ port: z.int().min(0).max(65535).default(9464), host: z.string().default('127.0.0.1') }).optional(),
+  http: z.strictObject({ port: portSchema.default(9464), host: z.string().default('127.0.0.1') }).optional(),
   dataDir: z.string().default('./data'),
 });
 export type AgentFile = z.infer<typeof agentFileSchema>;

@@ -39,7 +39,7 @@ export async function parsePeersFile(file: string, text: string, options: PeersF
   return toPeerEntries(parseYaml(file, text, peersFileSchema), options);
 }
 
-async function toPeerEntries(loaded: LoadedYaml<PeersFile>, options: PeersFileOptions): Promise<PeerEntry[]> {
+export async function toPeerEntries(loaded: LoadedYaml<PeersFile>, options: PeersFileOptions): Promise<PeerEntry[]> {
   const baseDir = dirname(loaded.file);
   return Promise.all(
     loaded.value.peers.map(async (peer, index): Promise<PeerEntry> => {

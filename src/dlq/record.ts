@@ -11,6 +11,7 @@ export const DLQ_KINDS = [
   'misrouted',
   'auth-rejected',
   'unknown-capability',
+  'schema-violation',
   'handler-failed',
   'deadline-expired',
   'reply-undeliverable',

@@ -14,9 +14,11 @@ import { formatReplyTo, replyTopicOf, type RpcTransport, type Subscription, type
 import type { CallResult } from './call-result.js';
 import type { Handler } from './handler.js';
 import { Inbox } from './inbox.js';
+import { builtinHandlers } from './builtin-capabilities.js';
 import { LocalBus, type LocalBusEventName, type LocalBusEvents } from './local-bus.js';
 import type { NodeCore, NodeLimits } from './node-core.js';
-import { PeerTable, type PeerEntry } from './peer-table.js';
+import { PeerTable, normalizeAgentUri, type PeerEntry } from './peer-table.js';
+import { CapabilitySchemas, type CapabilitySchema } from './capability-schemas.js';
 import { PendingRegistry } from './pending-registry.js';
 import { compilePermissions, type PermissionRules } from './permissions.js';
 import { requestAgent, type RequestAgentOptions } from './request-agent.js';
@@ -45,6 +47,10 @@ export interface AgentNodeOptions {
    * own. Must be able to verify. Default `internal`.
    */
   readonly auth?: AuthProvider;
+  /** This node's capabilities with their JSON Schemas: inputs are checked before dispatch, results after. */
+  readonly capabilities?: readonly CapabilitySchema[];
+  /** Peers' published capabilities by agent id or URI: payloads are checked before they are sent. */
+  readonly peerCapabilities?: Readonly<Record<string, readonly CapabilitySchema[]>>;
   /** Where every auth decision is recorded (`auth_check`). Default: not recorded. */
   readonly audit?: AuditLog;
   readonly dlq?: DlqSink;
@@ -121,6 +127,10 @@ export class AgentNode {
       permissions: compilePermissions(options.permissions),
       auth: checkAuth(options.auth ?? internalAuth),
       audit: options.audit ?? noAudit,
+      schemas: new CapabilitySchemas(options.capabilities ?? [], `agent ${options.id}`),
+      peerSchemas: new Map(
+        Object.entries(options.peerCapabilities ?? {}).map(([peer, capabilities]) => [normalizeAgentUri(peer), new CapabilitySchemas(capabilities, `peerCapabilities.${peer}`)]),
+      ),
       dlq: options.dlq ?? new MemoryDlqSink(),
       dedupe: new Dedupe({ ...options.idempotency, store: options.idempotency?.store ?? new MemoryIdempotencyStore({ clock }) }),
       bus: new LocalBus(logger),
@@ -130,6 +140,7 @@ export class AgentNode {
       limits: checkLimits({ ...DEFAULT_LIMITS, ...limits }),
     };
     this.inbox = new Inbox(this.core, this.handlers);
+    for (const [capability, handler] of builtinHandlers(uri, instanceId, options.capabilities ?? [], Date.now())) this.handlers.set(capability, handler);
   }
 
   get id(): string {
@@ -164,6 +175,18 @@ export class AgentNode {
 
   requestAgent<O = unknown, I = unknown>(options: RequestAgentOptions<I>): Promise<CallResult<O>> {
     return requestAgent<O>(this.core, options);
+  }
+
+  /**
+   * Asks a peer for its published capabilities (`$capabilities`) and checks payloads to it
+   * against their input schemas from then on. Returns the capability names.
+   */
+  async learnPeerCapabilities(peer: string, timeoutMs = 5000): Promise<string[]> {
+    const uri = normalizeAgentUri(peer);
+    const result = await this.requestAgent<{ capabilities: CapabilitySchema[] }>({ to: uri, capability: '$capabilities', payload: null, timeoutMs });
+    if (result.status !== 'ok' || !Array.isArray(result.response?.capabilities)) throw result.error ?? new TypeError(`${uri} published no capabilities`);
+    this.core.peerSchemas.set(uri, new CapabilitySchemas(result.response.capabilities, `${uri} $capabilities`));
+    return result.response.capabilities.map((capability) => capability.name);
   }
 
   /** Publishes a DLQ record's bytes again, to the topic it came from (see requeue.ts). */

@@ -1,6 +1,6 @@
 import type { RpcError } from '../errors.js';
 
-export const CALL_STATUSES = ['ok', 'error', 'timeout', 'abandoned', 'busy'] as const;
+export const CALL_STATUSES = ['ok', 'error', 'timeout', 'abandoned', 'busy', 'schema-violation'] as const;
 export type CallStatus = (typeof CALL_STATUSES)[number];
 
 export const CALL_MODES = ['sync', 'async', 'fire-and-forget'] as const;
@@ -27,6 +27,8 @@ export function statusForError(error: RpcError): CallStatus {
       return 'abandoned';
     case 'EAGENTRPC_BUSY':
       return 'busy';
+    case 'EAGENTRPC_SCHEMA_VIOLATION':
+      return 'schema-violation';
     default:
       return 'error';
   }

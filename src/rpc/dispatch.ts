@@ -76,6 +76,8 @@ export async function dispatchRequest(core: NodeCore, input: DispatchInput): Pro
   }
   core.metrics.handlerCompleted?.(envelope.capability, thrown === undefined, performance.now() - started);
 
+  // A result that breaks the capability's published output schema is not sent as success.
+  if (!thrown && !final) thrown = core.schemas.check(envelope.capability, 'output', value ?? null);
   if (thrown) logHandlerError(core, envelope, thrown);
   if (thrown && !final) {
     const limits = core.limits;

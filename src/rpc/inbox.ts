@@ -161,6 +161,11 @@ export class Inbox {
       });
       return this.refuse(envelope, dedupeKey, delivery, transport, { kind: 'unknown-capability', reason: 'no-handler', detail: error.message }, error, true);
     }
+    const violation = core.schemas.check(envelope.capability, 'input', envelope.payload);
+    if (violation) {
+      const detail = violation.message;
+      return this.refuse(envelope, dedupeKey, delivery, transport, { kind: 'schema-violation', reason: 'input', detail }, violation, true);
+    }
     const slot = this.handlerSlots.acquire();
     if (slot) await slot;
     try {

@@ -68,6 +68,9 @@ export async function requestAgent<O = unknown>(core: NodeCore, options: Request
     return fail(error);
   }
 
+  const violation = core.peerSchemas.get(to)?.check(capability, 'input', options.payload);
+  if (violation) return fail(violation);
+
   const messageId = newMessageId();
   const deadline = Math.min(core.clock.now() + timeoutMs, parent?.deadline ?? Number.POSITIVE_INFINITY);
   const envelope: AgentRpcEnvelope = {

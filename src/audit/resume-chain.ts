@@ -1,0 +1,64 @@
+import { readFile, stat } from 'node:fs/promises';
+import { headPathOf, parseHead, parseRecord, recomputeHash, sha256Hex, type AuditHead } from './audit-record.js';
+import { countNewlines, readFileEnd } from './jsonl-lines.js';
+
+/** Where appending continues: the next seq, the last line's byte hash and the file size. */
+export interface ResumePoint {
+  readonly nextSeq: number;
+  readonly prevLineHash: string;
+  readonly lastHash: string;
+  readonly size: number;
+}
+
+/**
+ * Reads only the end of an existing log (not all of it: opening must stay fast on a large
+ * file) and checks it is safe to chain onto. Undefined for a missing or empty log.
+ * Full checking is `verifyAuditLog`'s job; this refuses what would make the chain lie.
+ */
+export async function resumeChain(path: string): Promise<ResumePoint | undefined> {
+  const size = await stat(path).then(
+    (s) => s.size,
+    (error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return 0;
+      throw error;
+    },
+  );
+  const head = await readHead(path);
+  const repair = `run \`agent-rpc audit verify --file ${path}\` and repair the file before appending`;
+  if (size === 0) {
+    if (head !== undefined) throw new Error(`audit log ${path} is empty but its head file says record ${head.seq} was written: the log was truncated; ${repair}`);
+    return undefined;
+  }
+  const { lastLine, rest } = await readFileEnd(path, size);
+  if (rest.length > 0) {
+    const line = (await countNewlines(path)) + 1;
+    throw new Error(`audit log ${path}: line ${line} is incomplete (a torn write or a cut file) and will not be chained onto; ${repair}`);
+  }
+  const record = lastLine === undefined ? undefined : parseRecord(lastLine.toString('utf8'));
+  if (lastLine === undefined || record === undefined) {
+    throw new Error(`audit log ${path}: line ${await countNewlines(path)}, the last one, is not an audit record; ${repair}`);
+  }
+  if (recomputeHash(record) !== record.hash) {
+    throw new Error(`audit log ${path}: line ${await countNewlines(path)}, the last record, does not match its hash (modified); ${repair}`);
+  }
+  if (head !== undefined && head.seq > record.seq) {
+    throw new Error(`audit log ${path} ends at record ${record.seq} but its head file says record ${head.seq} was written: records were cut from the end; ${repair}`);
+  }
+  if (head !== undefined && head.seq === record.seq && head.hash !== record.hash) {
+    throw new Error(`audit log ${path}: the last record ${record.seq} is not the one its head file names (modified); ${repair}`);
+  }
+  return { nextSeq: record.seq + 1, prevLineHash: sha256Hex(lastLine), lastHash: record.hash, size };
+}
+
+/** The head file, undefined when there is none; a head file that is not one is an error. */
+export async function readHead(path: string): Promise<AuditHead | undefined> {
+  const headPath = headPathOf(path);
+  const text = await readFile(headPath, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  if (text === undefined) return undefined;
+  const head = parseHead(text);
+  if (head === undefined) throw new Error(`audit head file ${headPath} is not {seq, hash}`);
+  return head;
+}

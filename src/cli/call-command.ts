@@ -1,0 +1,43 @@
+import { CALL_MODES, type CallMode } from '../rpc/call-result.js';
+import { normalizeAgentUri } from '../rpc/peer-table.js';
+import { parseCommandArgs } from './args.js';
+import { configDir, withCliNode } from './cli-node.js';
+import { EXIT, UsageError, type CliCommand } from './command.js';
+
+export const callCommand: CliCommand = {
+  path: ['call'],
+  summary: 'call a capability of an agent and print the result',
+  usage: `agent-rpc call agent://<id> <capability> [--payload '<json>'] [--mode sync|async|fire-and-forget] [--timeout <ms>] [--config <dir>]
+
+  Calls as the agent configured in --config (default $AGENT_RPC_CONFIG or .): its
+  transports, peer table and credentials. Prints the call result as JSON. Exit 0 when the
+  status is ok, 1 for an error or timeout result.`,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs(args, { payload: { type: 'string' }, mode: { type: 'string' }, timeout: { type: 'string' }, config: { type: 'string' } }, true);
+    const [target, capability, ...extra] = positionals;
+    if (target === undefined || capability === undefined || extra.length > 0) throw new UsageError('expected: agent://<id> <capability>');
+    let to: string;
+    try {
+      to = normalizeAgentUri(target);
+    } catch {
+      throw new UsageError(`${JSON.stringify(target)} is not agent://<id>`);
+    }
+    let payload: unknown = null;
+    if (values.payload !== undefined) {
+      try {
+        payload = JSON.parse(values.payload);
+      } catch {
+        throw new UsageError('--payload must be JSON');
+      }
+    }
+    const mode = (values.mode ?? 'sync') as CallMode;
+    if (!CALL_MODES.includes(mode)) throw new UsageError(`--mode must be one of ${CALL_MODES.join(', ')}`);
+    const timeoutMs = values.timeout === undefined ? undefined : Number(values.timeout);
+    if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs < 1)) throw new UsageError('--timeout must be a positive integer (ms)');
+    const result = await withCliNode(configDir(values.config, io), io, [to], (node) =>
+      node.requestAgent({ to, capability, payload, mode, ...(timeoutMs !== undefined ? { timeoutMs } : {}) }),
+    );
+    io.out(JSON.stringify(result));
+    return result.status === 'ok' ? EXIT.ok : EXIT.problem;
+  },
+};

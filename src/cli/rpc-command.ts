@@ -1,0 +1,57 @@
+import { loadAgentConfig } from '../config/agent-config.js';
+import { PING_CAPABILITY } from '../rpc/builtin-capabilities.js';
+import { parseCommandArgs } from './args.js';
+import { configDir, withCliNode } from './cli-node.js';
+import { EXIT, type CliCommand } from './command.js';
+
+export const rpcPeersCommand: CliCommand = {
+  path: ['rpc', 'peers'],
+  summary: "print the agent's effective peer table; --verify pings every peer",
+  usage: `agent-rpc rpc peers [--verify] [--timeout <ms>] [--json] [--config <dir>]
+
+  --verify   call $ping on every peer's inbox and print the round trip or why it failed
+             (exit 1 when any peer is unreachable)`,
+  async run(args, io) {
+    const { values } = parseCommandArgs(args, { verify: { type: 'boolean' }, timeout: { type: 'string' }, json: { type: 'boolean' }, config: { type: 'string' } });
+    const dir = configDir(values.config, io);
+    const config = await loadAgentConfig(dir, io.env);
+    const peers = config.peers?.value.peers ?? [];
+    const rows = peers.map((peer) => ({
+      id: peer.id.startsWith('agent://') ? peer.id : `agent://${peer.id}`,
+      transports: peer.transports.map((t) => (t.requestsTopic ? `${t.kind}:${t.requestsTopic}` : t.kind)).join(','),
+      auth: peer.auth?.provider ?? 'default',
+      verify: undefined as undefined | { ok: boolean; rttMs?: number; reason?: string },
+    }));
+    if (values.verify && rows.length > 0) {
+      const timeoutMs = values.timeout === undefined ? 5000 : Number(values.timeout);
+      await withCliNode(dir, io, [], async (node) => {
+        await Promise.all(
+          rows.map(async (row) => {
+            const result = await node.requestAgent({ to: row.id, capability: PING_CAPABILITY, payload: null, timeoutMs });
+            row.verify = result.status === 'ok' ? { ok: true, rttMs: Number(result.latencyMs.toFixed(2)) } : { ok: false, reason: `${result.error?.code}: ${result.error?.message}` };
+          }),
+        );
+      });
+    }
+    for (const row of rows) {
+      if (values.json) io.out(JSON.stringify(row));
+      else io.out([row.id, row.transports, `auth=${row.auth}`, row.verify === undefined ? '' : row.verify.ok ? `ok ${row.verify.rttMs} ms` : `unreachable: ${row.verify.reason}`].join('  ').trimEnd());
+    }
+    return rows.some((row) => row.verify && !row.verify.ok) ? EXIT.problem : EXIT.ok;
+  },
+};
+
+export const rpcCapabilitiesCommand: CliCommand = {
+  path: ['rpc', 'capabilities'],
+  summary: "print this agent's capabilities",
+  usage: `agent-rpc rpc capabilities [--json] [--config <dir>]`,
+  async run(args, io) {
+    const { values } = parseCommandArgs(args, { json: { type: 'boolean' }, config: { type: 'string' } });
+    const config = await loadAgentConfig(configDir(values.config, io), io.env);
+    for (const capability of config.capabilities.value.capabilities) {
+      if (values.json) io.out(JSON.stringify(capability));
+      else io.out(`${capability.name}  timeout=${capability.timeoutMs ?? 'default'}ms  idempotent=${capability.idempotent}  ${capability.description}`.trimEnd());
+    }
+    return EXIT.ok;
+  },
+};

@@ -1,0 +1,23 @@
+import { resolve } from 'node:path';
+import { startDaemon, serveUntilSignalled } from '../runtime/daemon.js';
+import { parseCommandArgs } from './args.js';
+import type { CliCommand } from './command.js';
+
+export const serveCommand: CliCommand = {
+  path: ['serve'],
+  summary: 'run one agent from its config directory until SIGTERM/SIGINT',
+  usage: `agent-rpc serve [--config <dir>]
+
+  Loads agent.yaml, capabilities.yaml and, when present, rpc-peers.yaml and
+  event-sources.yaml from the directory (default: $AGENT_RPC_CONFIG or .), connects the
+  transports, serves the capabilities plus $ping and $capabilities, and answers /healthz
+  and /readyz on agent.yaml's http.port. SIGTERM or SIGINT: stop consuming, finish
+  in-flight handlers within limits.drainTimeoutMs, settle waiting calls, exit 0; a second
+  signal exits at once with 1.`,
+  async run(args, io) {
+    const { values } = parseCommandArgs(args, { config: { type: 'string' } });
+    const dir = resolve(values.config ?? io.env['AGENT_RPC_CONFIG'] ?? '.');
+    const daemon = await startDaemon(dir, { env: io.env });
+    return serveUntilSignalled(daemon);
+  },
+};

@@ -1,0 +1,93 @@
+import { join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { FileAuditLog } from '../audit/file-audit-log.js';
+import type { AgentConfig } from '../config/agent-config.js';
+import { buildReceiverAuth } from '../config/build-auth.js';
+import { toPeerEntries } from '../config/peers-file.js';
+import { JsonlDlqSink } from '../dlq/jsonl-file-sink.js';
+import type { IdempotencyStore } from '../idempotency/store.js';
+import type { Logger } from '../observability/logger.js';
+import type { RpcMetrics } from '../observability/metrics.js';
+import { AgentNode } from '../rpc/agent-node.js';
+import { createSecretResolver } from '../secrets/resolver.js';
+import { handlersFromConfig } from './handlers-from-config.js';
+import { transportsFromConfig } from './transports-from-config.js';
+
+export interface BuildAgentOptions {
+  readonly logger: Logger;
+  readonly metrics?: RpcMetrics;
+  /** Shared by agents of one process on the memory transport. */
+  readonly memoryBus?: unknown;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** An agent node wired from its config files, with the files it keeps (DLQ, audit, dedupe). */
+export interface BuiltAgent {
+  readonly node: AgentNode;
+  readonly config: AgentConfig;
+  /** Closes the node (drain, settle) and then its stores. */
+  close(): Promise<void>;
+}
+
+export async function buildAgent(config: AgentConfig, options: BuildAgentOptions): Promise<BuiltAgent> {
+  const { agent, capabilities, peers, eventSources } = config;
+  const id = agent.value.agent.id;
+  const dataDir = join(config.dir, agent.value.dataDir);
+  await mkdir(dataDir, { recursive: true });
+  const secrets = createSecretResolver({ env: options.env ?? process.env });
+  const logger = options.logger.child({ agentId: id });
+
+  const source = eventSources?.value.sources[0];
+  const closers: Array<() => Promise<void>> = [];
+  let store: IdempotencyStore | undefined;
+  if (source?.idempotency?.store === 'sqlite') {
+    const { SqliteIdempotencyStore } = await import('../idempotency/sqlite-store.js');
+    const sqlite = await SqliteIdempotencyStore.open({ path: join(dataDir, 'dedupe.db') });
+    closers.push(async () => sqlite.close());
+    store = sqlite;
+  }
+  const audit = await FileAuditLog.open({ path: join(dataDir, 'audit.jsonl'), logger });
+  closers.push(() => audit.close());
+  const authContext = { resolveSecret: (ref: string) => secrets.resolve(ref, config.dir), file: agent.file, field: 'rpc.auth', lineOf: (f: string) => agent.lineOf(['rpc', 'auth', f]) };
+  const auth = agent.value.rpc?.auth ? await buildReceiverAuth(agent.value.rpc.auth, authContext) : undefined;
+  const peerEntries = peers ? await toPeerEntries(peers, { resolveSecret: (ref, baseDir) => secrets.resolve(ref, baseDir) }) : [];
+  const { drainTimeoutMs, pendingCapacity, maxInflight, ...limits } = agent.value.limits ?? {};
+  const topics = {
+    ...capabilities.value.topics,
+    ...(source?.requestsTopic ? { requests: source.requestsTopic } : {}),
+    ...(source?.responsesTopic ? { responses: source.responsesTopic } : {}),
+    ...(source?.eventsTopic ? { events: source.eventsTopic } : {}),
+  };
+  const node = new AgentNode({
+    id,
+    transports: await transportsFromConfig(capabilities.value.transports, { memoryBus: options.memoryBus, clientId: id, logger }),
+    peers: peerEntries,
+    permissions: agent.value.permissions ?? {},
+    ...(agent.value.agent.tenantId ? { tenantId: agent.value.agent.tenantId } : {}),
+    ...(agent.value.agent.instanceId ? { instanceId: agent.value.agent.instanceId } : {}),
+    topics,
+    ...(auth ? { auth } : {}),
+    audit,
+    capabilities: capabilities.value.capabilities,
+    dlq: new JsonlDlqSink({ path: join(dataDir, 'dlq.jsonl') }),
+    idempotency: { ...(store ? { store } : {}), ...(source?.idempotency ? { strategy: source.idempotency.strategy, ttlMs: source.idempotency.ttlMs } : {}) },
+    limits: {
+      ...limits,
+      ...(source?.limits?.concurrency ? { concurrency: source.limits.concurrency } : {}),
+      ...(pendingCapacity ? { pendingCapacity } : {}),
+      ...((source?.limits?.maxInflight ?? maxInflight) ? { maxInflight: source?.limits?.maxInflight ?? maxInflight } : {}),
+    },
+    ...(drainTimeoutMs ? { drainTimeoutMs } : {}),
+    logger,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+  });
+  for (const [capability, handler] of await handlersFromConfig(agent, config.dir)) node.handle(capability, handler);
+  return {
+    node,
+    config,
+    async close() {
+      await node.close();
+      for (const close of closers.reverse()) await close();
+    },
+  };
+}

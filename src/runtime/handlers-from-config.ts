@@ -1,0 +1,29 @@
+import { isAbsolute, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ConfigError } from '../config/config-error.js';
+import type { LoadedYaml } from '../config/load-yaml.js';
+import type { AgentFile } from '../config/agent-file.js';
+import type { Handler } from '../rpc/handler.js';
+
+/**
+ * Imports each handler module named in agent.yaml (`handlers: {capability: ./path.js}`,
+ * relative to agent.yaml). The module's default export, or its export named like the
+ * capability, must be a function.
+ */
+export async function handlersFromConfig(agent: LoadedYaml<AgentFile>, baseDir: string): Promise<Map<string, Handler>> {
+  const handlers = new Map<string, Handler>();
+  for (const [capability, modulePath] of Object.entries(agent.value.handlers)) {
+    const fail = (problem: string): ConfigError => new ConfigError(agent.file, agent.lineOf(['handlers', capability]), `handlers.${capability}`, problem);
+    const file = isAbsolute(modulePath) ? modulePath : resolve(baseDir, modulePath);
+    let module: Record<string, unknown>;
+    try {
+      module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    } catch (error) {
+      throw fail(`cannot load ${file}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    }
+    const handler = module['default'] ?? module[capability];
+    if (typeof handler !== 'function') throw fail(`${file} exports no function (default export or export named ${capability})`);
+    handlers.set(capability, handler as Handler);
+  }
+  return handlers;
+}

@@ -1,0 +1,100 @@
+import { cpSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentNode } from '../../src/rpc/agent-node.js';
+import { freePort } from '../../tools/brokers/free-port.js';
+import { natsTransport } from '../../transports/nats/index.js';
+import { DaemonProcess } from '../support/daemon-process.js';
+import { NatsTestServer } from '../support/nats-target.js';
+import { runCliProcess } from '../support/run-cli-process.js';
+
+const nats = new NatsTestServer();
+const configDir = mkdtempSync(join(tmpdir(), 'daemon-config-'));
+let env: NodeJS.ProcessEnv;
+let daemon: DaemonProcess;
+
+beforeAll(async () => {
+  await nats.start();
+  cpSync(new URL('../fixtures/config/echo-nats', import.meta.url).pathname, configDir, { recursive: true });
+  env = { NATS_URL: nats.url, AGENT_DATA_DIR: join(configDir, 'data'), AGENT_HTTP_PORT: '0' };
+  daemon = await DaemonProcess.start(configDir, env, await freePort());
+}, 90_000);
+afterAll(async () => {
+  daemon?.signal('SIGKILL');
+  await nats.stop();
+});
+
+describe('agent-rpc serve and the operator commands, on real NATS', () => {
+  it('daemon - healthz answers; call reaches a configured capability', async () => {
+    expect((await fetch(`http://127.0.0.1:${daemon.httpPort}/healthz`)).status).toBe(200);
+    const run = await runCliProcess(['call', 'agent://echo-agent', 'echo', '--payload', '{"hello":"daemon"}', '--config', configDir], env);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'ok', response: { hello: 'daemon' } });
+  });
+
+  it('daemon - $ping and $capabilities answer liveness and discovery', async () => {
+    const ping = JSON.parse((await runCliProcess(['call', 'agent://echo-agent', '$ping', '--config', configDir], env)).stdout);
+    expect(ping).toMatchObject({ status: 'ok', response: { agent: 'agent://echo-agent' } });
+    const caps = JSON.parse((await runCliProcess(['call', 'agent://echo-agent', '$capabilities', '--config', configDir], env)).stdout);
+    expect(caps.response.capabilities.map((c: { name: string }) => c.name)).toEqual(['echo', 'slow']);
+  });
+
+  it('daemon - rpc peers --verify pings each peer; rpc capabilities lists the surface', async () => {
+    const peers = await runCliProcess(['rpc', 'peers', '--verify', '--json', '--config', configDir], env);
+    expect(peers.code).toBe(0);
+    expect(JSON.parse(peers.stdout)).toMatchObject({ id: 'agent://echo-agent', transports: 'nats', verify: { ok: true } });
+    const caps = await runCliProcess(['rpc', 'capabilities', '--config', configDir], env);
+    expect(caps.stdout.trim().split('\n')).toHaveLength(2);
+  });
+
+  it('daemon - a call to an unknown capability exits 1 with the typed error', async () => {
+    const run = await runCliProcess(['call', 'agent://echo-agent', 'nope', '--config', configDir, '--timeout', '10000'], env);
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'error', error: { code: 'EAGENTRPC_UNKNOWN_CAPABILITY' } });
+  });
+
+  it('daemon - /metrics shows the traffic: handler runs, auth decisions, DLQ records', async () => {
+    await runCliProcess(['call', 'agent://echo-agent', 'echo', '--payload', '1', '--config', configDir], env);
+    const text = await (await fetch(`http://127.0.0.1:${daemon.httpPort}/metrics`)).text();
+    expect(metric(text, 'agent_rpc_handler_duration_seconds_count', { capability: 'echo', result: 'ok', agent: 'echo-agent' })).toBeGreaterThan(0);
+    expect(metric(text, 'agent_rpc_auth_decisions_total', { provider: 'internal', decision: 'accept' })).toBeGreaterThan(0);
+    expect(metric(text, 'agent_rpc_dlq_records_total', { kind: 'unknown-capability', reason: 'no-handler' })).toBe(1);
+    expect(metric(text, 'agent_rpc_handlers_in_flight', { capability: 'echo' })).toBe(0);
+  });
+
+  it('daemon - SIGTERM lets the in-flight handler answer, then exits 0', async () => {
+    const caller = new AgentNode({ id: 'tester', transports: [natsTransport({ servers: nats.url })], peers: [{ id: 'echo-agent', routes: [{ kind: 'nats' }] }] });
+    await caller.start();
+    try {
+      let signalled = false;
+      // The handler's first progress response says it is running: stop the daemon then.
+      const inFlight = caller.requestAgent({
+        to: 'echo-agent',
+        capability: 'slow',
+        payload: { ms: 1500 },
+        timeoutMs: 20_000,
+        onProgress: () => {
+          if (!signalled) daemon.signal('SIGTERM');
+          signalled = true;
+        },
+      });
+      expect(await inFlight).toMatchObject({ status: 'ok', response: { sleptMs: 1500 } });
+      expect(signalled).toBe(true);
+      expect(await daemon.exited).toBe(0);
+    } finally {
+      await caller.close();
+    }
+  });
+});
+
+/** The value of the series `name` whose labels include `labels`, from Prometheus text. */
+function metric(text: string, name: string, labels: Record<string, string>): number | undefined {
+  for (const line of text.split('\n')) {
+    const match = /^([a-z_]+)\{([^}]*)\} (\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const present = Object.fromEntries([...match[2]!.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    if (Object.entries(labels).every(([k, v]) => present[k] === v)) return Number(match[3]);
+  }
+  return undefined;
+}

@@ -1,0 +1,43 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { until } from './fleet.js';
+
+const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+
+/** `agent-rpc serve` in its own process, as an operator starts it. */
+export class DaemonProcess {
+  readonly exited: Promise<number | null>;
+  stderr = '';
+
+  private constructor(
+    private readonly child: ChildProcess,
+    readonly httpPort: number,
+  ) {
+    child.stderr?.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
+    child.stdout?.on('data', () => {});
+    this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+  }
+
+  static async start(configDir: string, env: NodeJS.ProcessEnv, httpPort: number): Promise<DaemonProcess> {
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--config', configDir], {
+      env: { ...process.env, ...env, AGENT_HTTP_PORT: String(httpPort) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const daemon = new DaemonProcess(child, httpPort);
+    let exitedEarly = false;
+    void daemon.exited.then(() => (exitedEarly = true));
+    await until(async () => {
+      if (exitedEarly) throw new Error(`agent-rpc serve exited: ${daemon.stderr}`);
+      return (await daemon.readyz()) === 200;
+    }, 60_000);
+    return daemon;
+  }
+
+  async readyz(): Promise<number | undefined> {
+    return fetch(`http://127.0.0.1:${this.httpPort}/readyz`).then((r) => r.status, () => undefined);
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    this.child.kill(signal);
+  }
+}
