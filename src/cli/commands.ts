@@ -1,8 +1,19 @@
 import { auditListCommand, auditVerifyCommand } from './audit-command.js';
-import type { CliCommand } from './command.js';
-import { serveCommand } from './serve-command.js';
 import { callCommand } from './call-command.js';
+import type { CliCommand } from './command.js';
+import { dlqListCommand, dlqRequeueCommand, dlqShowCommand } from './dlq-command.js';
 import { rpcCapabilitiesCommand, rpcPeersCommand } from './rpc-command.js';
+import { serveCommand } from './serve-command.js';
 
 /** Every command of `agent-rpc`; a new command is one more entry. */
-export const COMMANDS: readonly CliCommand[] = [serveCommand, callCommand, rpcPeersCommand, rpcCapabilitiesCommand, auditListCommand, auditVerifyCommand];
+export const COMMANDS: readonly CliCommand[] = [
+  serveCommand,
+  callCommand,
+  rpcPeersCommand,
+  rpcCapabilitiesCommand,
+  dlqListCommand,
+  dlqShowCommand,
+  dlqRequeueCommand,
+  auditListCommand,
+  auditVerifyCommand,
+];

@@ -140,7 +140,7 @@ export class AgentNode {
       limits: checkLimits({ ...DEFAULT_LIMITS, ...limits }),
     };
     this.inbox = new Inbox(this.core, this.handlers);
-    for (const [capability, handler] of builtinHandlers(uri, instanceId, options.capabilities ?? [], Date.now())) this.handlers.set(capability, handler);
+    for (const [capability, handler] of builtinHandlers(uri, instanceId, options.capabilities ?? [], Date.now(), (id) => this.requeueDlq(id))) this.handlers.set(capability, handler);
   }
 
   get id(): string {
