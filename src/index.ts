@@ -2,6 +2,10 @@
 export { AgentNode, type AgentNodeOptions } from './rpc/agent-node.js';
 export type { RequestAgentOptions } from './rpc/request-agent.js';
 export type { RetryOptions } from './rpc/sync-call.js';
+export { CapabilitySchemas, type CapabilitySchema, type SchemaDirection } from './rpc/capability-schemas.js';
+export { PING_CAPABILITY, CAPABILITIES_CAPABILITY, REQUEUE_CAPABILITY, type CapabilitiesAnswer } from './rpc/builtin-capabilities.js';
+export { TRACEPARENT_HEADER, parseTraceparent, childTraceparent } from './rpc/trace-context.js';
+export { generateClient, type GenerateClientOptions } from './codegen/generate-client.js';
 export type { RequeueResult } from './rpc/requeue.js';
 export { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from './rpc/request-agent.js';
 export { CALL_MODES, CALL_STATUSES, type CallMode, type CallResult, type CallStatus } from './rpc/call-result.js';

@@ -1,5 +1,6 @@
 import { auditListCommand, auditVerifyCommand } from './audit-command.js';
 import { callCommand } from './call-command.js';
+import { codegenCommand } from './codegen-command.js';
 import type { CliCommand } from './command.js';
 import { dlqListCommand, dlqRequeueCommand, dlqShowCommand } from './dlq-command.js';
 import { rpcCapabilitiesCommand, rpcPeersCommand } from './rpc-command.js';
@@ -9,6 +10,7 @@ import { serveCommand } from './serve-command.js';
 export const COMMANDS: readonly CliCommand[] = [
   serveCommand,
   callCommand,
+  codegenCommand,
   rpcPeersCommand,
   rpcCapabilitiesCommand,
   dlqListCommand,

@@ -177,6 +177,12 @@ export class AgentNode {
     return requestAgent<O>(this.core, options);
   }
 
+  /** From now on, payloads to `peer` are checked against these capabilities' input schemas before sending. */
+  setPeerCapabilities(peer: string, capabilities: readonly CapabilitySchema[]): void {
+    const uri = normalizeAgentUri(peer);
+    this.core.peerSchemas.set(uri, new CapabilitySchemas(capabilities, `${uri} capabilities`));
+  }
+
   /**
    * Asks a peer for its published capabilities (`$capabilities`) and checks payloads to it
    * against their input schemas from then on. Returns the capability names.
@@ -185,7 +191,7 @@ export class AgentNode {
     const uri = normalizeAgentUri(peer);
     const result = await this.requestAgent<{ capabilities: CapabilitySchema[] }>({ to: uri, capability: '$capabilities', payload: null, timeoutMs });
     if (result.status !== 'ok' || !Array.isArray(result.response?.capabilities)) throw result.error ?? new TypeError(`${uri} published no capabilities`);
-    this.core.peerSchemas.set(uri, new CapabilitySchemas(result.response.capabilities, `${uri} $capabilities`));
+    this.setPeerCapabilities(uri, result.response.capabilities);
     return result.response.capabilities.map((capability) => capability.name);
   }
 

@@ -12,22 +12,22 @@ import { Collector } from '../support/collector.js';
 import { foreignRequest } from '../support/envelopes.js';
 import { attackerKey, hs256WithPublicKey, signedToken, standardClaims, tamperedPayload, unsignedToken } from '../support/forged-tokens.js';
 import { until } from '../support/fleet.js';
-import { OpenIdIssuer } from '../support/openid-issuer.js';
+import { startOidcIssuer, type OidcIssuer } from '../support/oidc-issuer.js';
 import { RecordedAudit } from '../support/recorded-audit.js';
 
 const AUDIENCE = 'urn:agent-rpc:svc';
 const caller = { clientId: 'caller-client', clientSecret: 'caller-secret-0123456789abcdef', scopes: ['rpc:call', 'rpc:admin'] };
 const reader = { clientId: 'reader-client', clientSecret: 'reader-secret-0123456789abcdef', scopes: ['rpc:read'] };
 
-let issuer: OpenIdIssuer;
+let issuer: OidcIssuer;
 beforeAll(async () => {
-  issuer = await OpenIdIssuer.start({ clients: [caller, reader], resource: AUDIENCE, scopes: ['rpc:call', 'rpc:admin', 'rpc:read'] });
+  issuer = await startOidcIssuer({ clients: [caller, reader], resource: AUDIENCE, scopes: ['rpc:call', 'rpc:admin', 'rpc:read'] });
 });
-afterAll(() => issuer.stop());
+afterAll(() => issuer.close());
 
 const nodes: AgentNode[] = [];
 afterEach(async () => {
-  await issuer.resume();
+  await issuer.start();
   for (const node of nodes.splice(0)) await node.close();
 });
 
@@ -124,12 +124,12 @@ describe('oidc - attack matrix: each forged or unfit token is refused with its r
   });
 
   it('oidc - an injected jku header pointing at the attacker keys', async () => {
-    const attacker = await attackerKey();
+    const attacker = await attackerKey(issuer.signingKey.kid!);
     expect(await refusedWith(await signedToken(attacker.privateJwk, claims(), { jku: 'http://127.0.0.1:1/evil-jwks' }))).toBe('malformed-token');
   });
 
   it('oidc - an embedded jwk header carrying the attacker key', async () => {
-    const attacker = await attackerKey();
+    const attacker = await attackerKey(issuer.signingKey.kid!);
     expect(await refusedWith(await signedToken(attacker.privateJwk, claims(), { jwk: attacker.publicJwk }))).toBe('malformed-token');
   });
 
@@ -139,12 +139,12 @@ describe('oidc - attack matrix: each forged or unfit token is refused with its r
   });
 
   it('oidc - an attacker key under the issuer kid is a bad signature', async () => {
-    const attacker = await attackerKey('rsa-1');
+    const attacker = await attackerKey(issuer.signingKey.kid!);
     expect(await refusedWith(await signedToken(attacker.privateJwk, claims()))).toBe('bad-signature');
   });
 
   it('oidc - a genuine token with a changed payload is a bad signature', async () => {
-    const { access_token } = await issuer.mintToken(caller, ['rpc:call']);
+    const { access_token } = await issuer.mintToken({ clientId: caller.clientId, clientSecret: caller.clientSecret, scope: ['rpc:call'] });
     expect(await refusedWith(tamperedPayload(access_token, (c) => ({ ...c, scope: 'rpc:call rpc:admin' })))).toBe('bad-signature');
   });
 
@@ -174,7 +174,7 @@ describe('oidc - attack matrix: each forged or unfit token is refused with its r
   });
 
   it('oidc - a real token without the required scope', async () => {
-    const { access_token } = await issuer.mintToken(reader, ['rpc:read']);
+    const { access_token } = await issuer.mintToken({ clientId: reader.clientId, clientSecret: reader.clientSecret, scope: ['rpc:read'] });
     expect(await refusedWith(access_token)).toBe('insufficient-scope');
   });
 
@@ -183,7 +183,7 @@ describe('oidc - attack matrix: each forged or unfit token is refused with its r
   });
 
   it('oidc - IdP down with a cold key cache', async () => {
-    const { access_token } = await issuer.mintToken(caller, ['rpc:call']);
+    const { access_token } = await issuer.mintToken({ clientId: caller.clientId, clientSecret: caller.clientSecret, scope: ['rpc:call'] });
     await issuer.stop();
     expect(await refusedWith(access_token)).toBe('idp-unreachable');
   });
@@ -192,7 +192,7 @@ describe('oidc - attack matrix: each forged or unfit token is refused with its r
     const { client } = await pair();
     expect((await client.requestAgent({ to: 'svc', capability: 'work', payload: 'warm' })).status).toBe('ok');
     await issuer.stop();
-    const { access_token } = await issuer.mintToken(caller, ['rpc:call']).catch(() => ({ access_token: '' }));
+    const { access_token } = await issuer.mintToken({ clientId: caller.clientId, clientSecret: caller.clientSecret, scope: ['rpc:call'] }).catch(() => ({ access_token: '' }));
     expect(access_token).toBe('');
     // The caller's token is cached too, so the call needs neither endpoint.
     expect((await client.requestAgent({ to: 'svc', capability: 'work', payload: 'cached' })).status).toBe('ok');
@@ -200,7 +200,7 @@ describe('oidc - attack matrix: each forged or unfit token is refused with its r
 
   it('oidc - IdP down with an expired key cache', async () => {
     const shortCache = oidcAuth({ issuer: issuer.issuer, audience: AUDIENCE, scopes: ['rpc:call'], jwksCacheMs: 1 });
-    const { access_token } = await issuer.mintToken(caller, ['rpc:call']);
+    const { access_token } = await issuer.mintToken({ clientId: caller.clientId, clientSecret: caller.clientSecret, scope: ['rpc:call'] });
     const context = { transportIdentity: undefined, deliveryId: 'd' };
     expect(await shortCache.verify!(foreignRequest({ auth: { kind: 'oidc', token: access_token } }), context)).toMatchObject({ ok: true });
     await issuer.stop();

@@ -26,7 +26,7 @@ export function hs256WithPublicKey(issuerKey: JWK, claims: JWTPayload): string {
   return `${signingInput}.${createHmac('sha256', pem).update(signingInput).digest('base64url')}`;
 }
 
-export async function attackerKey(kid = 'rsa-1'): Promise<{ privateJwk: JWK; publicJwk: JWK }> {
+export async function attackerKey(kid: string): Promise<{ privateJwk: JWK; publicJwk: JWK }> {
   const { privateKey, publicKey } = await generateKeyPair('RS256', { extractable: true });
   return { privateJwk: { ...(await exportJWK(privateKey)), kid }, publicJwk: { ...(await exportJWK(publicKey)), kid } };
 }
