@@ -4,7 +4,7 @@ import { UsageError } from './command.js';
 type Options = NonNullable<ParseArgsConfig['options']>;
 
 export interface ParsedArgs<O extends Options> {
-  readonly values: { readonly [K in keyof O]?: O[K]['type'] extends 'boolean' ? boolean : string };
+  readonly values: { readonly [K in keyof O]?: O[K]['type'] extends 'boolean' ? boolean : O[K]['multiple'] extends true ? string[] : string };
   readonly positionals: readonly string[];
 }
 

@@ -6,18 +6,19 @@ import type { CliCommand } from './command.js';
 export const serveCommand: CliCommand = {
   path: ['serve'],
   summary: 'run one agent from its config directory until SIGTERM/SIGINT',
-  usage: `agent-rpc serve [--config <dir>]
+  usage: `agent-rpc serve [--config <dir>]...
 
   Loads agent.yaml, capabilities.yaml and, when present, rpc-peers.yaml and
   event-sources.yaml from the directory (default: $AGENT_RPC_CONFIG or .), connects the
   transports, serves the capabilities plus $ping and $capabilities, and answers /healthz
   and /readyz on agent.yaml's http.port. SIGTERM or SIGINT: stop consuming, finish
   in-flight handlers within limits.drainTimeoutMs, settle waiting calls, exit 0; a second
-  signal exits at once with 1.`,
+  signal exits at once with 1. Several --config directories run several agents in one
+  process (agents on the memory transport then share its in-process bus).`,
   async run(args, io) {
-    const { values } = parseCommandArgs(args, { config: { type: 'string' } });
-    const dir = resolve(values.config ?? io.env['AGENT_RPC_CONFIG'] ?? '.');
-    const daemon = await startDaemon(dir, { env: io.env });
+    const { values } = parseCommandArgs(args, { config: { type: 'string', multiple: true } });
+    const dirs = (values.config ?? [io.env['AGENT_RPC_CONFIG'] ?? '.']).map((dir) => resolve(dir));
+    const daemon = await startDaemon(dirs, { env: io.env });
     return serveUntilSignalled(daemon);
   },
 };

@@ -1,3 +1,4 @@
+import { requestAgent } from './request-agent.js';
 import type { AgentRpcEnvelope } from '../envelope/index.js';
 import { RpcError, toRpcError } from '../errors.js';
 import type { StoredReply } from '../idempotency/store.js';
@@ -53,6 +54,7 @@ export async function dispatchRequest(core: NodeCore, input: DispatchInput): Pro
     deadline: envelope.deadline,
     attempt: delivery.attempt,
     logger: core.logger,
+    requestAgent: (options) => requestAgent(core, options),
     respond: async (result: HandlerResult, options?: RespondOptions) => {
       if (final) throw new RpcError('EAGENTRPC_HANDLER_FAILED', 'respond() called after the final response was sent');
       if (options?.progress) {

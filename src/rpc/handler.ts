@@ -1,6 +1,8 @@
 import type { AgentRpcEnvelope } from '../envelope/index.js';
 import type { WireError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
+import type { CallResult } from './call-result.js';
+import type { RequestAgentOptions } from './request-agent.js';
 
 /** What a handler sends back: data, or an error the caller receives as a typed RpcError. */
 export type HandlerResult<O = unknown> =
@@ -30,6 +32,8 @@ export interface HandlerContext {
    * return value is sent as `{ok: true, data}`; a thrown error becomes `{ok: false, error}`.
    */
   respond(result: HandlerResult, options?: RespondOptions): Promise<void>;
+  /** Calls another agent from this handler: the call joins this request's flow (see AgentNode.requestAgent). */
+  requestAgent<O = unknown>(options: RequestAgentOptions): Promise<CallResult<O>>;
 }
 
 export type Handler<I = unknown, O = unknown> = (input: I, ctx: HandlerContext) => O | Promise<O>;

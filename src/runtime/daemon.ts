@@ -6,34 +6,54 @@ import { buildAgent, type BuiltAgent } from './build-agent.js';
 import { startHealthServer, type HealthServer } from './health-server.js';
 
 export interface RunningDaemon {
-  readonly agent: BuiltAgent;
+  /** The agents this process runs (one for `agent-rpc serve`, several for an example fleet). */
+  readonly agents: readonly BuiltAgent[];
   readonly health: HealthServer;
   /** Stops consuming, lets in-flight handlers finish (drain timeout), settles pending calls, closes stores. */
   stop(): Promise<void>;
 }
 
-/** Loads an agent's config directory, starts the agent and its health endpoints. */
-export async function startDaemon(dir: string, options: { env?: NodeJS.ProcessEnv; logger?: Logger } = {}): Promise<RunningDaemon> {
+export interface DaemonOptions {
+  readonly env?: NodeJS.ProcessEnv;
+  readonly logger?: Logger;
+  /** Overrides agent.yaml's `http` (of the first agent). */
+  readonly http?: { readonly host?: string; readonly port?: number };
+}
+
+/**
+ * Loads each agent's config directory, starts the agents (agents on the memory transport
+ * share one in-process bus) and one HTTP server for the process: /healthz, /readyz and
+ * /metrics with every agent's series.
+ */
+export async function startDaemon(dirs: string | readonly string[], options: DaemonOptions = {}): Promise<RunningDaemon> {
   const env = options.env ?? process.env;
-  const config = await loadAgentConfig(dir, env);
-  const level = config.agent.value.log?.level ?? 'info';
-  const logger = options.logger ?? createPinoLogger({ level });
-  const metrics = new PrometheusMetrics({ defaultLabels: { agent: config.agent.value.agent.id } });
-  const agent = await buildAgent(config, { logger, env, metrics });
+  const configs = [];
+  for (const dir of typeof dirs === 'string' ? [dirs] : dirs) configs.push(await loadAgentConfig(dir, env));
+  const first = configs[0];
+  if (!first) throw new TypeError('startDaemon: at least one config directory is required');
+  const logger = options.logger ?? createPinoLogger({ level: first.agent.value.log?.level ?? 'info' });
+  const metrics = new PrometheusMetrics();
+  const { MemoryBus } = await import('../../transports/memory/index.js');
+  const memoryBus = new MemoryBus();
+  const agents: BuiltAgent[] = [];
+  for (const config of configs) agents.push(await buildAgent(config, { logger, env, memoryBus, metrics: metrics.forAgent(config.agent.value.agent.id) }));
   let ready = false;
-  const http = config.agent.value.http ?? { host: '127.0.0.1', port: 9464 };
-  const health = await startHealthServer({ ...http, agent: agent.node.uri, ready: () => ready, metrics: metrics.registry });
-  await agent.node.start();
+  const http = { host: '127.0.0.1', port: 9464, ...first.agent.value.http, ...options.http };
+  const health = await startHealthServer({ ...http, agent: agents.map((a) => a.node.uri).join(','), ready: () => ready, metrics: metrics.registry });
+  for (const agent of agents) await agent.node.start();
   ready = true;
-  logger.info({ agentId: agent.node.id, port: health.port, capabilities: config.capabilities.value.capabilities.map((c) => c.name) }, 'agent serving');
+  for (const { node, config } of agents) {
+    logger.info({ agentId: node.id, port: health.port, capabilities: config.capabilities.value.capabilities.map((c) => c.name) }, 'agent serving');
+  }
   return {
-    agent,
+    agents,
     health,
     async stop() {
       ready = false;
-      await agent.close();
+      // Every agent stops taking work before any drains, so none is called by a closed peer.
+      await Promise.all(agents.map((agent) => agent.close()));
       await health.close();
-      logger.info({ agentId: agent.node.id }, 'agent stopped');
+      logger.info({ agents: agents.map((a) => a.node.id) }, 'stopped');
     },
   };
 }
