@@ -1,11 +1,13 @@
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { CallResult } from '../../src/index.js';
-import { memoryTransport } from '../../transports/memory/index.js';
-import { startQuickstartFleet } from './agents.js';
+import { startDaemon } from '../../src/runtime/daemon.js';
 
 /**
- * `npm start`: the quickstart fleet on the in-process transport. Shows a call in each
- * mode, a refused call, a timeout and a malformed message ending in the DLQ.
+ * `npm start`: the quickstart fleet — four agents configured by the YAML files in
+ * examples/quickstart/agents — on the in-process transport, with /metrics served. Shows a
+ * call in each mode, a refused call, a timeout and a malformed message ending in the DLQ.
  */
 function show(label: string, route: string, result: CallResult): void {
   const detail = result.status === 'ok' ? JSON.stringify(result.response ?? null) : `${result.error?.code}: ${result.error?.message}`;
@@ -14,10 +16,23 @@ function show(label: string, route: string, result: CallResult): void {
   );
 }
 
+/** The repository root (this file runs from the sources or from dist/). */
+function repoRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) dir = dirname(dir);
+  return dir;
+}
+
+const agentsDir = join(repoRoot(), 'examples', 'quickstart', 'agents');
 const dataDir = join(process.cwd(), '.agent-rpc', 'quickstart');
-const fleet = await startQuickstartFleet(dataDir);
-const { frontdesk, auditor, reviewer } = fleet;
-console.log(`agent-rpc quickstart: 4 agents on the in-process bus; DLQ files in ${dataDir}\n`);
+const daemon = await startDaemon(
+  ['frontdesk', 'pr-reviewer', 'linter', 'auditor'].map((id) => join(agentsDir, id)),
+  { env: { ...process.env, QUICKSTART_DATA_DIR: dataDir }, http: { port: Number(process.env['PORT'] ?? 9464) } },
+);
+const agent = (id: string) => daemon.agents.find((a) => a.node.id === id)!.node;
+const [frontdesk, reviewer, auditor] = [agent('frontdesk'), agent('pr-reviewer'), agent('auditor')];
+console.log(`agent-rpc quickstart: 4 agents from ${agentsDir} on the in-process bus`);
+console.log(`metrics: http://127.0.0.1:${daemon.health.port}/metrics; DLQ and audit files in ${dataDir}\n`);
 
 auditor.on('agent.rpc.event', ({ envelope }) => {
   console.log(`${'  event'.padEnd(16)} auditor received ${envelope.capability} from ${envelope.from} correlationId=${envelope.correlationId}`);
@@ -41,13 +56,14 @@ show('fire-and-forget', 'frontdesk → auditor/review-requested', event);
 const refused = await frontdesk.requestAgent({ to: 'billing', capability: 'refund', payload: { amount: 100 } });
 show('refused', 'frontdesk → billing/refund', refused);
 
+const invalid = await frontdesk.requestAgent({ to: 'pr-reviewer', capability: 'review-pr', payload: { prUrl: 7 } });
+show('schema', 'frontdesk → pr-reviewer/review-pr', invalid);
+
 const timedOut = await frontdesk.requestAgent({ to: 'linter', capability: 'deep-scan', payload: {}, timeoutMs: 100 });
 show('timeout', 'frontdesk → linter/deep-scan', timedOut);
 
 // A peer that writes garbage: the inbox keeps it, with a reason, in the DLQ.
-const rogue = memoryTransport({ bus: fleet.bus });
-await rogue.publish('agents.pr-reviewer.requests', { body: Buffer.from('{"version":1,"kind":"request","kind":"event"}') });
-await rogue.close();
+await frontdesk.core.transports.get('memory')!.publish('agents.pr-reviewer.requests', { body: Buffer.from('{"version":1,"kind":"request","kind":"event"}') });
 
 await new Promise((resolve) => setTimeout(resolve, 400));
 for (const record of await reviewer.dlq.list()) {
@@ -56,4 +72,4 @@ for (const record of await reviewer.dlq.list()) {
 for (const record of await frontdesk.dlq.list()) {
   console.log(`${'dlq'.padEnd(16)} frontdesk kept ${record.kind} (${record.reason}) for ${record.envelope?.capability}: the late deep-scan answer`);
 }
-await fleet.close();
+await daemon.stop();

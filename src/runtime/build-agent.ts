@@ -35,7 +35,8 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
   const dataDir = join(config.dir, agent.value.dataDir);
   await mkdir(dataDir, { recursive: true });
   const secrets = createSecretResolver({ env: options.env ?? process.env });
-  const logger = options.logger.child({ agentId: id });
+  // AgentNode binds agentId to its own lines; the stores' lines get it here.
+  const logger = options.logger;
 
   const source = eventSources?.value.sources[0];
   const closers: Array<() => Promise<void>> = [];
@@ -46,7 +47,7 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
     closers.push(async () => sqlite.close());
     store = sqlite;
   }
-  const audit = await FileAuditLog.open({ path: join(dataDir, 'audit.jsonl'), logger });
+  const audit = await FileAuditLog.open({ path: join(dataDir, 'audit.jsonl'), logger: logger.child({ agentId: id }) });
   closers.push(() => audit.close());
   const authContext = { resolveSecret: (ref: string) => secrets.resolve(ref, config.dir), file: agent.file, field: 'rpc.auth', lineOf: (f: string) => agent.lineOf(['rpc', 'auth', f]) };
   const auth = agent.value.rpc?.auth ? await buildReceiverAuth(agent.value.rpc.auth, authContext) : undefined;

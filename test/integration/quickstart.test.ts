@@ -6,7 +6,7 @@ const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 describe('quickstart - npm start', () => {
   it('quickstart - runs the example fleet: every mode, a refusal, a timeout and a DLQ entry', () => {
-    const run = spawnSync('npm', ['start', '--silent'], { cwd: repoRoot, encoding: 'utf8', timeout: 180_000 });
+    const run = spawnSync('npm', ['start', '--silent'], { cwd: repoRoot, encoding: 'utf8', timeout: 180_000, env: { ...process.env, PORT: '0' } });
     expect(run.status, run.stderr).toBe(0);
     const lines = run.stdout.split('\n');
     const line = (prefix: string): string => lines.find((l) => l.startsWith(prefix)) ?? `(no line starting with ${prefix})`;
@@ -18,6 +18,8 @@ describe('quickstart - npm start', () => {
     expect(line('  event')).toContain('auditor received review-requested');
     expect(line('refused')).toMatch(/status=error .*EAGENTRPC_PERMISSION_DENIED/);
     expect(line('timeout')).toMatch(/status=timeout .*EAGENTRPC_TIMEOUT/);
+    expect(line('schema')).toMatch(/status=schema-violation .*EAGENTRPC_SCHEMA_VIOLATION/);
+    expect(line('metrics: ')).toMatch(/^metrics: http:\/\/127\.0\.0\.1:\d+\/metrics/);
     expect(run.stdout).toMatch(/dlq +pr-reviewer kept decode-failed \(duplicate-key\)/);
     // The nested lint call joined the review's flow.
     const flowOf = (l: string): string | undefined => /correlationId=([0-9a-f-]{36})/.exec(l)?.[1];

@@ -1,0 +1,3 @@
+export default function summarize(input) {
+  return { summary: `${input.prUrl}: 3 files, 42 lines` };
+}
