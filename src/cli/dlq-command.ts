@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { loadAgentConfig } from '../config/agent-config.js';
+import { dataDirOf, loadAgentConfig } from '../config/agent-config.js';
 import { DLQ_KINDS, type DlqKind, type DlqRecord } from '../dlq/record.js';
 import { JsonlDlqSink } from '../dlq/jsonl-file-sink.js';
 import { REQUEUE_CAPABILITY } from '../rpc/builtin-capabilities.js';
@@ -9,7 +9,7 @@ import { EXIT, UsageError, type CliCommand, type CliIo } from './command.js';
 
 async function dlqSink(dir: string, io: CliIo): Promise<{ sink: JsonlDlqSink; agentUri: string }> {
   const config = await loadAgentConfig(dir, io.env);
-  const path = join(dir, config.agent.value.dataDir, 'dlq.jsonl');
+  const path = join(dataDirOf(config), 'dlq.jsonl');
   return { sink: new JsonlDlqSink({ path }), agentUri: `agent://${config.agent.value.agent.id}` };
 }
 

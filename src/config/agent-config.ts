@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { agentFileSchema, type AgentFile } from './agent-file.js';
 import { capabilitiesFileSchema, type CapabilitiesFile } from './capabilities-file.js';
 import { ConfigError } from './config-error.js';
@@ -38,6 +38,11 @@ export async function loadAgentConfig(dir: string, env: NodeJS.ProcessEnv = proc
   const eventSources = await optional(CONFIG_FILES.eventSources, (file) => loadYamlFile(file, eventSourcesFileSchema, { env }));
   checkAcrossFiles(agent, capabilities, eventSources);
   return { dir, agent, capabilities, peers, eventSources };
+}
+
+/** Where the agent keeps its files (DLQ, audit log, dedupe store): agent.yaml's dataDir, relative to the config directory. */
+export function dataDirOf(config: AgentConfig): string {
+  return resolve(config.dir, config.agent.value.dataDir);
 }
 
 function checkAcrossFiles(agent: LoadedYaml<AgentFile>, capabilities: LoadedYaml<CapabilitiesFile>, eventSources: LoadedYaml<EventSourcesFile> | undefined): void {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import { FileAuditLog } from '../audit/file-audit-log.js';
-import type { AgentConfig } from '../config/agent-config.js';
+import { dataDirOf, type AgentConfig } from '../config/agent-config.js';
 import { buildReceiverAuth } from '../config/build-auth.js';
 import { toPeerEntries } from '../config/peers-file.js';
 import { JsonlDlqSink } from '../dlq/jsonl-file-sink.js';
@@ -32,7 +32,7 @@ export interface BuiltAgent {
 export async function buildAgent(config: AgentConfig, options: BuildAgentOptions): Promise<BuiltAgent> {
   const { agent, capabilities, peers, eventSources } = config;
   const id = agent.value.agent.id;
-  const dataDir = join(config.dir, agent.value.dataDir);
+  const dataDir = dataDirOf(config);
   await mkdir(dataDir, { recursive: true });
   const secrets = createSecretResolver({ env: options.env ?? process.env });
   // AgentNode binds agentId to its own lines; the stores' lines get it here.
