@@ -92,6 +92,21 @@ describe('agent-rpc serve and the operator commands, on real NATS', () => {
     expect(metric(text, 'agent_rpc_handlers_in_flight', { capability: 'echo' })).toBe(0);
   });
 
+  it('daemon - the example fleet on NATS: two agents in one serve process answer a CLI call with a nested call', async () => {
+    const examples = new URL('../../examples/fleet-nats/', import.meta.url).pathname;
+    const port = await freePort();
+    const fleetEnv = { NATS_URL: nats.url, HOSTNAME: 'it-1', HTTP_PORT: String(port), AGENT_DATA_DIR: join(configDir, 'fleet-data') };
+    const fleet = await DaemonProcess.start([`${examples}pr-reviewer`, `${examples}linter`], fleetEnv, port);
+    try {
+      const payload = JSON.stringify({ prUrl: 'pull/7', files: ['a.ts', 'b.js'] });
+      const run = await runCliProcess(['call', 'agent://pr-reviewer', 'review-pr', '--payload', payload, '--config', `${examples}frontdesk`], fleetEnv);
+      expect(JSON.parse(run.stdout)).toMatchObject({ status: 'ok', response: { verdict: 'request-changes', warnings: 1 } });
+    } finally {
+      fleet.signal('SIGTERM');
+      expect(await fleet.exited).toBe(0);
+    }
+  }, 60_000);
+
   it('daemon - SIGTERM lets the in-flight handler answer, then exits 0', async () => {
     const caller = new AgentNode({ id: 'tester', transports: [natsTransport({ servers: nats.url })], peers: [{ id: 'echo-agent', routes: [{ kind: 'nats' }] }] });
     await caller.start();

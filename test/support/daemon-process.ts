@@ -18,8 +18,9 @@ export class DaemonProcess {
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
   }
 
-  static async start(configDir: string, env: NodeJS.ProcessEnv, httpPort: number): Promise<DaemonProcess> {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', '--config', configDir], {
+  static async start(configDirs: string | readonly string[], env: NodeJS.ProcessEnv, httpPort: number): Promise<DaemonProcess> {
+    const configArgs = (typeof configDirs === 'string' ? [configDirs] : configDirs).flatMap((dir) => ['--config', dir]);
+    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, 'serve', ...configArgs], {
       env: { ...process.env, ...env, AGENT_HTTP_PORT: String(httpPort) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -60,6 +60,15 @@ describe('config files', () => {
     expect(await configError(variant('event-sources.yaml', (t) => t.replace('agentId: pr-reviewer', 'agentId: someone-else')))).toMatch(
       /event-sources\.yaml:5: sources\[0\]\.agentId: is someone-else, but agent\.yaml declares agent pr-reviewer/,
     );
+  });
+
+  it.each(['quickstart/agents', 'fleet-nats', 'fleet-kafka'])('config - every agent of examples/%s loads and names handler files that exist', async (fleet) => {
+    const root = new URL(`../../examples/${fleet}/`, import.meta.url).pathname;
+    const exampleEnv = { QUICKSTART_DATA_DIR: '/tmp/q', NATS_URL: 'nats://127.0.0.1:4222', KAFKA_BROKERS: '127.0.0.1:9092', HOSTNAME: 'h-1', HTTP_PORT: '9464', AGENT_DATA_DIR: '/tmp/a' };
+    for (const agent of ['frontdesk', 'pr-reviewer', 'linter', 'auditor']) {
+      const config = await loadAgentConfig(join(root, agent), exampleEnv);
+      for (const path of Object.values(config.agent.value.handlers)) expect(existsSync(join(root, agent, path)), path).toBe(true);
+    }
   });
 
   it('config - a missing required file is named', async () => {
