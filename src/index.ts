@@ -95,4 +95,8 @@ export { SqliteIdempotencyStore, type SqliteIdempotencyStoreOptions } from './id
 export { DEDUPE_STRATEGIES, type DedupeOptions, type DedupeStrategy } from './idempotency/dedupe.js';
 export { silentLogger, type Logger, type LogLevel } from './observability/logger.js';
 export { noMetrics, type RpcMetrics } from './observability/metrics.js';
+export { PrometheusMetrics } from './observability/prometheus-metrics.js';
+export { createPinoLogger, REDACTED_LOG_PATHS } from './observability/pino-logger.js';
+export { startDaemon, type RunningDaemon, type DaemonOptions } from './runtime/daemon.js';
+export { loadAgentConfig, type AgentConfig } from './config/agent-config.js';
 export { systemClock, type Clock } from './clock.js';

@@ -136,7 +136,9 @@ class NatsTransport implements RpcTransport {
         stream, `${options.group}.${topic}`, durable, maxInflight, topic, queue,
       );
       stop = async () => {
-        queue.close();
+        // Hand back what was received but not yet handed out: another member (or this
+        // agent after a restart) gets it at once instead of after ack_wait.
+        for (const waiting of queue.close()) waiting.settleRemote?.nak(0);
         await messages.close();
       };
     } else {
