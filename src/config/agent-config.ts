@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { agentFileSchema, type AgentFile } from './agent-file.js';
 import { capabilitiesFileSchema, type CapabilitiesFile } from './capabilities-file.js';
+import { checkPeerRoutes } from './check-peer-routes.js';
 import { ConfigError } from './config-error.js';
 import { eventSourcesFileSchema, type EventSourcesFile } from './event-sources-file.js';
 import { loadYamlFile, type LoadedYaml } from './load-yaml.js';
@@ -37,6 +38,7 @@ export async function loadAgentConfig(dir: string, env: NodeJS.ProcessEnv = proc
   const peers = await optional(CONFIG_FILES.peers, (file) => loadYamlFile(file, peersFileSchema, { env }));
   const eventSources = await optional(CONFIG_FILES.eventSources, (file) => loadYamlFile(file, eventSourcesFileSchema, { env }));
   checkAcrossFiles(agent, capabilities, eventSources);
+  if (peers) checkPeerRoutes(peers, capabilities.value.transports);
   return { dir, agent, capabilities, peers, eventSources };
 }
 

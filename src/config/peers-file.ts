@@ -17,7 +17,20 @@ export const peersFileSchema = z.strictObject({
     z.strictObject({
       id: peerIdSchema,
       tenantId: z.string().min(1).optional(),
-      transports: z.array(z.strictObject({ kind: z.enum(TRANSPORT_KINDS), requestsTopic: z.string().min(1).optional() })).min(1),
+      transports: z
+        .array(
+          z.strictObject({
+            kind: z.enum(TRANSPORT_KINDS),
+            /** The peer's inbox topic (NATS subject, Kafka topic); default agents.<id>.requests. */
+            requestsTopic: z.string().min(1).optional(),
+            /** Where the peer listens; must be where this agent connects for that kind (checked at start). */
+            servers: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
+            brokers: z.array(z.string().min(1)).min(1).optional(),
+            /** HTTP remote nodes (`kind: http`). */
+            baseUrl: z.url().optional(),
+          }),
+        )
+        .min(1),
       auth: peerAuthSchema.optional(),
     }),
   ),

@@ -71,6 +71,12 @@ describe('config files', () => {
     }
   });
 
+  it('config - a peer on other NATS servers than the agent is refused, naming the field', async () => {
+    const dir = variant('rpc-peers.yaml', (t) => t.replace('transports: [{ kind: memory }]', 'transports: [{ kind: nats, servers: nats://other:4222 }]'));
+    writeFileSync(join(dir, 'capabilities.yaml'), readFileSync(join(dir, 'capabilities.yaml'), 'utf8').replace('  memory: {}', '  memory: {}\n  nats: { servers: nats://ours:4222 }'));
+    expect(await configError(dir)).toMatch(/rpc-peers\.yaml:4: peers\[0\]\.transports\[0\]\.servers: nats:\/\/other:4222 is not where this agent connects for nats \(nats:\/\/ours:4222\)/);
+  });
+
   it('config - a missing required file is named', async () => {
     expect(await configError(join(tmpdir(), 'no-such-config-dir'))).toMatch(/agent\.yaml: cannot read: ENOENT/);
   });
