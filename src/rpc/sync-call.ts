@@ -25,7 +25,7 @@ export interface SyncCall {
 }
 
 /**
- * Waits for the final response, republishing the same bytes after a lost attempt (no
+ * Waits for the final response, republishing the same envelope (same messageId, signed afresh) after a lost attempt (no
  * answer in time, or a retriable publish failure) while attempts and the overall deadline
  * allow. The receiver dedupes by messageId, so a retry never runs the handler twice; it is
  * answered from the first run's stored response.
