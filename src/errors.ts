@@ -16,6 +16,7 @@ export const RPC_ERROR_CODES = {
   EAGENTRPC_DEADLINE_EXCEEDED: { retriable: false, summary: 'The request reached the target after its deadline and was not dispatched.' },
   EAGENTRPC_AUTH_REJECTED: { retriable: false, summary: 'The receiver could not verify the identity carried by the envelope.' },
   EAGENTRPC_AUTH_UNAVAILABLE: { retriable: true, summary: 'No credentials could be obtained for the peer (token endpoint unreachable or refusing); nothing was sent.' },
+  EAGENTRPC_GUARD_REJECTED: { retriable: false, summary: 'The runaway guard refused an agent-to-agent call (loop, depth, too many agents, flow too old, rate or total); details name the rule and the figures.' },
   EAGENTRPC_SCHEMA_VIOLATION: { retriable: false, summary: "A payload or result does not match the capability's JSON Schema; details name the direction and the JSON pointer." },
   EAGENTRPC_INVALID_RESPONSE: { retriable: false, summary: 'A response envelope carried a payload that is not a result object.' },
   EAGENTRPC_MISSING_PACKAGE: { retriable: false, summary: 'An optional package the configured component needs is not installed.' },

@@ -33,8 +33,16 @@ export const agentFileSchema = z.strictObject({
       drainTimeoutMs: z.int().min(1).optional(),
     })
     .optional(),
-  /** Runaway-guard settings; their rules are added with the guard. */
-  guard: z.record(z.string(), z.unknown()).optional(),
+  /** Runaway-guard limits (docs/guard.md). */
+  guard: z
+    .strictObject({
+      maxDepth: z.int().min(1).optional(),
+      maxAgents: z.int().min(1).optional(),
+      maxFlowMs: z.int().min(1).optional(),
+      maxCallsPerMinute: z.int().min(1).optional(),
+      maxCallsPerFlow: z.int().min(1).optional(),
+    })
+    .optional(),
   log: z.strictObject({ level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info') }).optional(),
   http: z.strictObject({ port: portSchema.default(9464), host: z.string().default('127.0.0.1') }).optional(),
   dataDir: z.string().default('./data'),

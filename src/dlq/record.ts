@@ -12,6 +12,7 @@ export const DLQ_KINDS = [
   'auth-rejected',
   'unknown-capability',
   'schema-violation',
+  'guard-rejected',
   'handler-failed',
   'deadline-expired',
   'reply-undeliverable',

@@ -24,6 +24,10 @@ export interface RpcMetrics {
   unmatchedResponse?(capability: string): void;
   /** An incoming envelope's identity was verified; `reason` is set when rejected. */
   authDecision?(provider: string, decision: 'accept' | 'reject', reason: string | undefined): void;
+  /** An agent-to-agent call passed the guard, at this collapsed depth. */
+  agentCall?(depth: number): void;
+  /** The runaway guard refused a call. */
+  guardRejected?(rule: string): void;
   /** A delivery was handed back to the transport for redelivery. */
   redeliveryRequested?(capability: string, attempt: number): void;
 }

@@ -24,6 +24,9 @@ export class PrometheusMetrics {
   private readonly redeliveries: Counter<'agent' | 'capability'>;
   private readonly duplicates: Counter<'agent' | 'capability'>;
   private readonly unmatched: Counter<'agent' | 'capability'>;
+  private readonly agentCalls: Histogram<'agent'>;
+  private readonly longestChain: Gauge<'agent'>;
+  private readonly guardRejections: Counter<'agent' | 'rule'>;
 
   constructor(options: { registry?: Registry; processMetrics?: boolean } = {}) {
     this.registry = options.registry ?? new Registry();
@@ -38,11 +41,15 @@ export class PrometheusMetrics {
     this.auth = new Counter({ name: 'agent_rpc_auth_decisions_total', help: 'Auth verify decisions, by provider, decision and reason.', labelNames: ['agent', 'provider', 'decision', 'reason'], registers });
     this.redeliveries = new Counter({ name: 'agent_rpc_redeliveries_total', help: 'Deliveries handed back for redelivery.', labelNames: ['agent', 'capability'], registers });
     this.duplicates = new Counter({ name: 'agent_rpc_dedupe_hits_total', help: 'Redelivered or duplicated messages recognised and not dispatched again.', labelNames: ['agent', 'capability'], registers });
+    this.agentCalls = new Histogram({ name: 'agent_rpc_agent_call_depth', help: 'Agent-to-agent calls that passed the guard, by collapsed chain depth (the _count is the number of such calls).', labelNames: ['agent'], buckets: [1, 2, 3, 4, 5, 6, 8, 10], registers });
+    this.longestChain = new Gauge({ name: 'agent_rpc_longest_chain_depth', help: 'Deepest collapsed chain an agent-to-agent call has passed the guard with.', labelNames: ['agent'], registers });
+    this.guardRejections = new Counter({ name: 'agent_rpc_guard_rejections_total', help: 'Calls the runaway guard refused, by rule.', labelNames: ['agent', 'rule'], registers });
     this.unmatched = new Counter({ name: 'agent_rpc_unmatched_responses_total', help: 'Responses for no waiting call.', labelNames: ['agent', 'capability'], registers });
   }
 
   /** The hooks one agent reports through; its id becomes the `agent` label. */
   forAgent(agent: string): RpcMetrics {
+    let longest = 0;
     return {
       callCompleted: (capability: string, status: CallStatus, latencyMs: number) => {
         this.calls.inc({ agent, capability, status });
@@ -59,6 +66,11 @@ export class PrometheusMetrics {
       redeliveryRequested: (capability: string) => this.redeliveries.inc({ agent, capability }),
       duplicateSkipped: (capability: string) => this.duplicates.inc({ agent, capability }),
       unmatchedResponse: (capability: string) => this.unmatched.inc({ agent, capability }),
+      agentCall: (depth: number) => {
+        this.agentCalls.observe({ agent }, depth);
+        if (depth > longest) this.longestChain.set({ agent }, (longest = depth));
+      },
+      guardRejected: (rule: string) => this.guardRejections.inc({ agent, rule }),
     };
   }
 }

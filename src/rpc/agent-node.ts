@@ -2,6 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { AuthProvider } from '../auth/provider.js';
 import { internalAuth } from '../auth/internal-provider.js';
 import { noAudit, type AuditLog } from '../audit/audit-log.js';
+import { RunawayGuard } from '../guard/runaway-guard.js';
+import type { GuardLimits } from '../guard/guard-rules.js';
 import { systemClock, type Clock } from '../clock.js';
 import { MemoryDlqSink } from '../dlq/memory-sink.js';
 import type { DlqSink } from '../dlq/record.js';
@@ -51,6 +53,8 @@ export interface AgentNodeOptions {
   readonly capabilities?: readonly CapabilitySchema[];
   /** Peers' published capabilities by agent id or URI: payloads are checked before they are sent. */
   readonly peerCapabilities?: Readonly<Record<string, readonly CapabilitySchema[]>>;
+  /** Runaway-guard limits for flows through this node (see docs/guard.md). */
+  readonly guard?: Partial<GuardLimits>;
   /** Where every auth decision is recorded (`auth_check`). Default: not recorded. */
   readonly audit?: AuditLog;
   readonly dlq?: DlqSink;
@@ -127,6 +131,7 @@ export class AgentNode {
       permissions: compilePermissions(options.permissions),
       auth: checkAuth(options.auth ?? internalAuth),
       audit: options.audit ?? noAudit,
+      guard: new RunawayGuard(options.guard),
       schemas: new CapabilitySchemas(options.capabilities ?? [], `agent ${options.id}`),
       peerSchemas: new Map(
         Object.entries(options.peerCapabilities ?? {}).map(([peer, capabilities]) => [normalizeAgentUri(peer), new CapabilitySchemas(capabilities, `peerCapabilities.${peer}`)]),

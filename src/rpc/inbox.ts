@@ -10,6 +10,8 @@ import { dispatchRequest } from './dispatch.js';
 import type { Handler } from './handler.js';
 import { verifierFor, type NodeCore } from './node-core.js';
 import { recordAuthDecision } from './auth-decision.js';
+import { guardError } from '../guard/runaway-guard.js';
+import { reportGuardRejection } from './guard-report.js';
 import { buildResponse, sendResponse } from './responder.js';
 import { asResponsePayload } from './response-payload.js';
 import { retryDelay } from './retry-delay.js';
@@ -141,6 +143,12 @@ export class Inbox {
       // back later — by then it is done (answer again) or its claim has lapsed (run it).
       if (claim.state === 'in-progress') return delivery.nack({ delayMs: retryDelay(core.limits.retryDelayMs, delivery.attempt) });
       return deliverFinalReply(core, envelope, dedupeKey, delivery, transport, claim.reply, this.deadLetterFor(delivery, transport, envelope));
+    }
+    const refused = core.guard.admit(envelope, core.clock.now());
+    if (refused) {
+      reportGuardRejection(core, refused.violation, refused.from, refused.to, envelope.correlationId);
+      const error = guardError(refused.violation, refused.from, refused.to);
+      return this.refuse(envelope, dedupeKey, delivery, transport, { kind: 'guard-rejected', reason: refused.violation.rule, detail: error.message }, error);
     }
     if (envelope.deadline !== undefined && envelope.deadline <= core.clock.now()) {
       const error = new RpcError('EAGENTRPC_DEADLINE_EXCEEDED', `request arrived ${core.clock.now() - envelope.deadline} ms after its deadline`, {

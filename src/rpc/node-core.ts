@@ -1,4 +1,5 @@
 import type { AuditLog } from '../audit/audit-log.js';
+import type { RunawayGuard } from '../guard/runaway-guard.js';
 import type { CapabilitySchemas } from './capability-schemas.js';
 import type { AuthProvider } from '../auth/provider.js';
 import type { Clock } from '../clock.js';
@@ -47,6 +48,7 @@ export interface NodeCore {
   /** Verifies what arrives (unless a peer has its own verifier) and signs by default. */
   readonly auth: AuthProvider;
   readonly audit: AuditLog;
+  readonly guard: RunawayGuard;
   /** JSON Schemas of this node's capabilities: inputs checked before dispatch, results after. */
   readonly schemas: CapabilitySchemas;
   /** Published schemas of peers' capabilities, by peer URI: payloads checked before sending. */

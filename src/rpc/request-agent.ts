@@ -10,6 +10,9 @@ import { normalizeAgentUri } from './peer-table.js';
 import { requestPermissionKey } from './permissions.js';
 import { runSyncCall, type RetryOptions } from './sync-call.js';
 import { childTraceparent, TRACEPARENT_HEADER } from './trace-context.js';
+import { FLOW_HEADER } from '../guard/flow-state.js';
+import { guardError } from '../guard/runaway-guard.js';
+import { reportGuardRejection } from './guard-report.js';
 
 export interface RequestAgentOptions<I = unknown> {
   /** `agent://<id>` or the bare id. */
@@ -70,6 +73,12 @@ export async function requestAgent<O = unknown>(core: NodeCore, options: Request
 
   const violation = core.peerSchemas.get(to)?.check(capability, 'input', options.payload);
   if (violation) return fail(violation);
+  const flow = parent ? core.guard.childCall(parent, to, core.clock.now()) : core.guard.startFlow(to, core.clock.now());
+  if ('violation' in flow) {
+    reportGuardRejection(core, flow.violation, flow.from, flow.to, correlationId);
+    return fail(guardError(flow.violation, flow.from, flow.to));
+  }
+  if (parent) core.metrics.agentCall?.(flow.depth);
 
   const messageId = newMessageId();
   const deadline = Math.min(core.clock.now() + timeoutMs, parent?.deadline ?? Number.POSITIVE_INFINITY);
@@ -90,7 +99,7 @@ export async function requestAgent<O = unknown>(core: NodeCore, options: Request
   // The caller's own traceparent wins (it runs inside a traced service); else continue the
   // trace of the request being handled, else start one.
   const inherited = options.headers?.[TRACEPARENT_HEADER] ?? parent?.headers?.[TRACEPARENT_HEADER];
-  envelope.headers = { ...options.headers, [TRACEPARENT_HEADER]: childTraceparent(inherited) };
+  envelope.headers = { ...options.headers, [TRACEPARENT_HEADER]: childTraceparent(inherited), [FLOW_HEADER]: flow.header };
   const signer = peer.auth ?? core.auth;
   const send = (signed: AgentRpcEnvelope): Promise<void> =>
     peer.transport.publish(peer.topic, { body: encodeEnvelope(signed), key: correlationId, messageId });

@@ -69,6 +69,7 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
     topics,
     ...(auth ? { auth } : {}),
     audit,
+    ...(agent.value.guard ? { guard: agent.value.guard } : {}),
     capabilities: capabilities.value.capabilities,
     dlq: new JsonlDlqSink({ path: join(dataDir, 'dlq.jsonl') }),
     idempotency: { ...(store ? { store } : {}), ...(source?.idempotency ? { strategy: source.idempotency.strategy, ttlMs: source.idempotency.ttlMs } : {}) },

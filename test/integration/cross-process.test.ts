@@ -90,6 +90,11 @@ describe.each(brokers)('cross-process over %s', (_name, broker) => {
     }
   }, 60_000);
 
+  it('cross-process - two agents calling each other forever are stopped by the guard; the caller gets a typed error', async () => {
+    const result = await alpha.call({ to: 'beta', capability: 'bounce', payload: { other: 'alpha' }, timeoutMs: 60_000 });
+    expect(result).toMatchObject({ status: 'error', error: { code: 'EAGENTRPC_GUARD_REJECTED' } });
+  }, 90_000);
+
   it('cross-process - an unknown capability is a typed error, not a timeout', async () => {
     const result = await alpha.call({ to: 'beta', capability: 'nope', payload: null, timeoutMs: 20_000 });
     expect(result).toMatchObject({ status: 'error', error: { code: 'EAGENTRPC_UNKNOWN_CAPABILITY' } });

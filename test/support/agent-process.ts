@@ -5,6 +5,7 @@
 import { appendFileSync } from 'node:fs';
 import { hmacAuth } from '../../src/auth/hmac-provider.js';
 import type { AuthProvider } from '../../src/auth/provider.js';
+import type { GuardLimits } from '../../src/guard/guard-rules.js';
 import { AgentNode } from '../../src/rpc/agent-node.js';
 import { SqliteIdempotencyStore } from '../../src/idempotency/sqlite-store.js';
 import type { RequestAgentOptions } from '../../src/rpc/request-agent.js';
@@ -25,6 +26,8 @@ export interface AgentProcessConfig {
   readonly killOnAckOf?: string;
   /** Sign and verify every envelope with HMAC: keys as hex by keyId. */
   readonly hmac?: { readonly keys: Readonly<Record<string, string>>; readonly signingKeyId: string };
+  /** Runaway-guard limits. */
+  readonly guard?: Partial<GuardLimits>;
   /** Per-peer call timeout for `relay`, default 30 s. */
   readonly relayTimeoutMs?: number;
 }
@@ -68,6 +71,7 @@ async function main(config: AgentProcessConfig): Promise<void> {
     peers: config.peers.map((id) => ({ id, routes: [{ kind: transport.kind }] })),
     ...(store ? { idempotency: { store } } : {}),
     ...(config.hmac ? { auth: hmacFrom(config.hmac) } : {}),
+    ...(config.guard ? { guard: config.guard } : {}),
   });
   node.handle('echo', (input) => input);
   node.handle('whoami', () => ({ id: config.id, instanceId: node.core.instanceId }));
@@ -79,6 +83,28 @@ async function main(config: AgentProcessConfig): Promise<void> {
   node.handle<{ to: string; capability: string; payload: unknown }>('relay', async (input) => {
     const result = await node.requestAgent({ to: input.to, capability: input.capability, payload: input.payload });
     return { status: result.status, response: result.response ?? null, code: result.error?.code ?? null, correlationId: result.correlationId };
+  });
+  // Runaway-guard scenarios: `route` walks a path of agents, `bounce` calls the other agent
+  // back forever, `fan-out` makes n calls from one handler.
+  node.handle<{ path: string[] }>('route', async (input, ctx) => {
+    const [next, ...rest] = input.path;
+    if (next === undefined) return [config.id];
+    const result = await ctx.requestAgent<string[]>({ to: next, capability: 'route', payload: { path: rest } });
+    if (result.status !== 'ok') throw result.error;
+    return [config.id, ...result.response!];
+  });
+  node.handle<{ other: string }>('bounce', async (input, ctx) => {
+    const result = await ctx.requestAgent({ to: input.other, capability: 'bounce', payload: { other: config.id } });
+    if (result.status !== 'ok') throw result.error;
+    return result.response;
+  });
+  node.handle<{ to: string; n: number }>('fan-out', async (input, ctx) => {
+    const outcomes: string[] = [];
+    for (let i = 0; i < input.n; i++) {
+      const result = await ctx.requestAgent({ to: input.to, capability: 'echo', payload: i });
+      outcomes.push(result.status === 'ok' ? 'ok' : `${result.error?.code}: ${result.error?.message}`);
+    }
+    return outcomes;
   });
   node.handle('progress', async (_input, ctx) => {
     await ctx.respond({ ok: true, data: 'step-1' }, { progress: true });

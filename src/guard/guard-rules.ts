@@ -1,0 +1,72 @@
+import { collapseChain } from './collapse-chain.js';
+import type { FlowState } from './flow-state.js';
+
+export interface GuardLimits {
+  /** Collapsed call depth. Default 5. */
+  readonly maxDepth: number;
+  /** Distinct agents in a flow. Default 10. */
+  readonly maxAgents: number;
+  /** Default 5 minutes. */
+  readonly maxFlowMs: number;
+  /** Agent-to-agent calls per rolling minute in a flow. Default 20. */
+  readonly maxCallsPerMinute: number;
+  /** Agent-to-agent calls in a flow. Default 100. */
+  readonly maxCallsPerFlow: number;
+}
+
+export const DEFAULT_GUARD_LIMITS: GuardLimits = { maxDepth: 5, maxAgents: 10, maxFlowMs: 5 * 60_000, maxCallsPerMinute: 20, maxCallsPerFlow: 100 };
+
+export const GUARD_RULES = ['correlation-required', 'self-call', 'depth', 'agents', 'duration', 'rate', 'total'] as const;
+export type GuardRule = (typeof GUARD_RULES)[number];
+
+export interface GuardViolation {
+  readonly rule: GuardRule;
+  /** "Agent call rejected: …" — the text callers and logs show. */
+  readonly message: string;
+  /** The figure that broke the limit, and the limit. */
+  readonly value?: number;
+  readonly limit?: number;
+}
+
+const PREFIX = 'Agent call rejected: ';
+
+function minutes(ms: number): string {
+  const m = ms / 60_000;
+  return `${Number.isInteger(m) ? m : m.toFixed(1)} minute${m === 1 ? '' : 's'}`;
+}
+
+/**
+ * Checks one agent-to-agent call `from → to`, given the flow state as it would be after
+ * the call (`next`: chain already extended by `to`, the call counted and timed `now`).
+ * Returns the first rule broken, in the order the rules are listed.
+ */
+export function checkCall(from: string, to: string, next: FlowState, now: number, limits: GuardLimits): GuardViolation | undefined {
+  if (from === to) return { rule: 'self-call', message: `${PREFIX}self-calls not allowed` };
+  const depth = collapseChain(next.chain).length;
+  if (depth > limits.maxDepth) {
+    return { rule: 'depth', message: `${PREFIX}effective call depth ${depth} exceeds limit (max ${limits.maxDepth})`, value: depth, limit: limits.maxDepth };
+  }
+  const agents = new Set(next.chain).size;
+  if (agents > limits.maxAgents) {
+    return { rule: 'agents', message: `${PREFIX}flow involves too many sessions (${agents}, max ${limits.maxAgents})`, value: agents, limit: limits.maxAgents };
+  }
+  const age = now - next.startedAt;
+  if (age > limits.maxFlowMs) return { rule: 'duration', message: `${PREFIX}flow timeout (max ${minutes(limits.maxFlowMs)})`, value: age, limit: limits.maxFlowMs };
+  const lastMinute = next.recent.filter((at) => at > now - 60_000).length;
+  if (lastMinute > limits.maxCallsPerMinute) {
+    return { rule: 'rate', message: `${PREFIX}call rate limit exceeded (max ${limits.maxCallsPerMinute}/minute)`, value: lastMinute, limit: limits.maxCallsPerMinute };
+  }
+  if (next.calls > limits.maxCallsPerFlow) {
+    return { rule: 'total', message: `${PREFIX}total call limit exceeded (max ${limits.maxCallsPerFlow} per flow)`, value: next.calls, limit: limits.maxCallsPerFlow };
+  }
+  return undefined;
+}
+
+/** The log line for a refusal: `[RECURSION] Rejected call a→b: chain depth 6 exceeds max 5`. */
+export function recursionLogLine(from: string, to: string, violation: GuardViolation): string {
+  const why =
+    violation.rule === 'depth'
+      ? `chain depth ${violation.value} exceeds max ${violation.limit}`
+      : violation.message.slice(PREFIX.length);
+  return `[RECURSION] Rejected call ${from}→${to}: ${why}`;
+}

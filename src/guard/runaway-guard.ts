@@ -1,0 +1,82 @@
+import type { AgentRpcEnvelope } from '../envelope/index.js';
+import { RpcError } from '../errors.js';
+import { collapseChain } from './collapse-chain.js';
+import { decodeFlowState, encodeFlowState, FLOW_HEADER, RECENT_CALLS_KEPT, type FlowState } from './flow-state.js';
+import { FlowTable } from './flow-table.js';
+import { checkCall, DEFAULT_GUARD_LIMITS, type GuardLimits, type GuardViolation } from './guard-rules.js';
+
+/** A refused call: the rule it broke, between which agents. */
+export interface GuardRefusal {
+  readonly violation: GuardViolation;
+  readonly from: string;
+  readonly to: string;
+}
+
+export interface GuardDecision {
+  /** The header value to send with the call. */
+  readonly header: string;
+  /** Collapsed depth of the call. */
+  readonly depth: number;
+}
+
+const idOf = (uri: string): string => uri.slice('agent://'.length);
+
+/**
+ * Runaway protection over flows. The sender checks before publishing (so a loop costs no
+ * broker traffic), the receiver checks again before dispatch (so a sender without a guard
+ * cannot get around it). State travels in the envelope (see flow-state.ts) and, for calls
+ * made in this process, in a local table; see docs/guard.md for what that does and does not
+ * count across processes.
+ */
+export class RunawayGuard {
+  readonly limits: GuardLimits;
+  private readonly table: FlowTable;
+
+  constructor(limits: Partial<GuardLimits> = {}) {
+    this.limits = { ...DEFAULT_GUARD_LIMITS, ...limits };
+    for (const [field, value] of Object.entries(this.limits)) {
+      if (!Number.isInteger(value) || value < 1) throw new RangeError(`guard.${field} must be a positive integer, got ${String(value)}`);
+    }
+    this.table = new FlowTable(this.limits.maxFlowMs + 60_000);
+  }
+
+  /** A call from outside any flow (a user, an API client, a scheduler): it starts one and is not counted. */
+  startFlow(to: string, now: number): GuardDecision {
+    return { header: encodeFlowState({ startedAt: now, chain: [idOf(to)], calls: 0, recent: [] }), depth: 1 };
+  }
+
+  /** A call made while `parent` is being handled: the flow grows by one hop, unless a rule refuses it. */
+  childCall(parent: AgentRpcEnvelope, to: string, now: number): GuardDecision | GuardRefusal {
+    const carried = decodeFlowState(parent.headers?.[FLOW_HEADER]) ?? { startedAt: now, chain: [idOf(parent.to)], calls: 0, recent: [] };
+    const known = this.table.merged(parent.correlationId, carried);
+    const next: FlowState = { ...known, chain: [...known.chain, idOf(to)], calls: known.calls + 1, recent: [...known.recent, now].slice(-RECENT_CALLS_KEPT) };
+    const violation = checkCall(idOf(parent.to), idOf(to), next, now, this.limits);
+    if (violation) return { violation, from: idOf(parent.to), to: idOf(to) };
+    this.table.record(parent.correlationId, next, now);
+    return { header: encodeFlowState(next), depth: collapseChain(next.chain).length };
+  }
+
+  /**
+   * Checks an arriving request or event. Undefined when it may be dispatched. A call with
+   * `causedBy` comes from inside another agent's flow and must carry the flow's state.
+   */
+  admit(envelope: AgentRpcEnvelope, now: number): GuardRefusal | undefined {
+    const from = idOf(envelope.from);
+    const to = idOf(envelope.to);
+    const state = decodeFlowState(envelope.headers?.[FLOW_HEADER]);
+    if (envelope.causedBy === undefined) return undefined;
+    if (state === undefined) {
+      return { violation: { rule: 'correlation-required', message: 'Agent call rejected: correlation ID required for agent-initiated calls' }, from, to };
+    }
+    const violation = checkCall(from, to, state, now, this.limits);
+    if (violation) return { violation, from, to };
+    this.table.record(envelope.correlationId, state, now);
+    return undefined;
+  }
+}
+
+export function guardError(violation: GuardViolation, from: string, to: string): RpcError {
+  return new RpcError('EAGENTRPC_GUARD_REJECTED', violation.message, {
+    details: { rule: violation.rule, from, to, ...(violation.value !== undefined ? { value: violation.value, limit: violation.limit } : {}) },
+  });
+}

@@ -1,0 +1,14 @@
+import { noAudit } from '../audit/audit-log.js';
+import { recursionLogLine, type GuardViolation } from '../guard/guard-rules.js';
+import type { NodeCore } from './node-core.js';
+
+/** A guard refusal becomes a `[RECURSION]` log line, a `guard_reject` audit record and a metric. */
+export function reportGuardRejection(core: NodeCore, violation: GuardViolation, from: string, to: string, correlationId: string): void {
+  core.metrics.guardRejected?.(violation.rule);
+  if (core.audit !== noAudit) {
+    core.audit.append({ kind: 'guard_reject', agentId: core.agentId, from, to, rule: violation.rule, message: violation.message, value: violation.value, limit: violation.limit, correlationId });
+  }
+  if (core.logger.isLevelEnabled('warn')) {
+    core.logger.warn({ correlationId, from, to, rule: violation.rule, value: violation.value, limit: violation.limit }, recursionLogLine(from, to, violation));
+  }
+}
