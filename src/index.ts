@@ -100,3 +100,14 @@ export { createPinoLogger, REDACTED_LOG_PATHS } from './observability/pino-logge
 export { startDaemon, type RunningDaemon, type DaemonOptions } from './runtime/daemon.js';
 export { loadAgentConfig, type AgentConfig } from './config/agent-config.js';
 export { systemClock, type Clock } from './clock.js';
+export {
+  collapseChain,
+  FLOW_HEADER,
+  DEFAULT_GUARD_LIMITS,
+  GUARD_RULES,
+  RunawayGuard,
+  type FlowState,
+  type GuardLimits,
+  type GuardRule,
+  type GuardViolation,
+} from './guard/index.js';
