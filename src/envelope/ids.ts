@@ -31,6 +31,14 @@ function takeRandom(count: number): number {
   return at;
 }
 
+/** `bytes` random bytes as lowercase hex, from the shared pool (trace and span ids). */
+export function randomHex(bytes: number): string {
+  const at = takeRandom(bytes);
+  let out = '';
+  for (let i = 0; i < bytes; i++) out += HEX[pool[at + i]!];
+  return out;
+}
+
 let lastMs = -1;
 let counter = 0;
 

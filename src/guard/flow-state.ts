@@ -3,6 +3,10 @@
  * signature, so a signed envelope's flow state cannot be rewritten): when the flow
  * started, the raw chain of agents called, how many agent-to-agent calls it made, and the
  * times of its most recent calls (for the rate rule).
+ *
+ * Wire form, chosen to need no JSON escaping inside the envelope's headers:
+ * `1;<startedAt>;<calls>;<agent,agent,...>;<ms after start of recent calls, comma-separated>`
+ * (agent ids never contain `;` or `,`).
  */
 export const FLOW_HEADER = 'agent-rpc-flow';
 
@@ -20,22 +24,27 @@ export interface FlowState {
 export const RECENT_CALLS_KEPT = 256;
 // Beyond this the chain is trimmed from the front: the depth rule refuses long before.
 const MAX_CHAIN = 256;
+const AGENT_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+const COUNT_RE = /^\d{1,16}$/;
+// Offsets may be negative: the processes of a flow do not share a clock.
+const OFFSET_RE = /^-?\d{1,16}$/;
 
 export function encodeFlowState(state: FlowState): string {
-  return JSON.stringify({ s: state.startedAt, c: state.chain.slice(-MAX_CHAIN), n: state.calls, r: state.recent.slice(-RECENT_CALLS_KEPT) });
+  const recent = state.recent.slice(-RECENT_CALLS_KEPT).map((at) => at - state.startedAt);
+  return `1;${state.startedAt};${state.calls};${state.chain.slice(-MAX_CHAIN).join(',')};${recent.join(',')}`;
 }
 
 /** Undefined for a missing or malformed header (the flow is then treated as starting here). */
 export function decodeFlowState(header: string | undefined): FlowState | undefined {
-  if (header === undefined || header.length > 16_384) return undefined;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(header);
-  } catch {
-    return undefined;
-  }
-  const { s, c, n, r } = (raw ?? {}) as { s?: unknown; c?: unknown; n?: unknown; r?: unknown };
-  const ints = (value: unknown): value is number[] => Array.isArray(value) && value.every((v) => Number.isSafeInteger(v));
-  if (!Number.isSafeInteger(s) || !Number.isSafeInteger(n) || !Array.isArray(c) || !c.every((id) => typeof id === 'string') || !ints(r)) return undefined;
-  return { startedAt: s as number, chain: c as string[], calls: n as number, recent: r };
+  if (header === undefined || header.length > 65_536) return undefined;
+  const parts = header.split(';');
+  if (parts.length !== 5 || parts[0] !== '1') return undefined;
+  const [, start, calls, chain, recent] = parts as [string, string, string, string, string];
+  if (!COUNT_RE.test(start) || !COUNT_RE.test(calls)) return undefined;
+  const startedAt = Number(start);
+  const ids = chain === '' ? [] : chain.split(',');
+  if (!ids.every((id) => AGENT_ID_RE.test(id))) return undefined;
+  const offsets = recent === '' ? [] : recent.split(',');
+  if (!offsets.every((offset) => OFFSET_RE.test(offset))) return undefined;
+  return { startedAt, chain: ids, calls: Number(calls), recent: offsets.map((offset) => startedAt + Number(offset)) };
 }

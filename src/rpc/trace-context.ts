@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../envelope/ids.js';
 
 /**
  * W3C Trace Context (`traceparent: 00-<trace-id>-<parent-id>-<flags>`). Every request
@@ -26,12 +26,12 @@ export function parseTraceparent(value: string | undefined): TraceParent | undef
 }
 
 function newSpanId(): string {
-  return randomBytes(8).toString('hex');
+  return randomHex(8);
 }
 
 /** The traceparent for an outgoing request: a child of `parent` when valid, else a new sampled trace. */
 export function childTraceparent(parent: string | undefined): string {
   const parsed = parseTraceparent(parent);
   if (parsed) return `00-${parsed.traceId}-${newSpanId()}-${parsed.flags}`;
-  return `00-${randomBytes(16).toString('hex')}-${newSpanId()}-01`;
+  return `00-${randomHex(16)}-${newSpanId()}-01`;
 }
