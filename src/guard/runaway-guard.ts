@@ -17,7 +17,16 @@ export interface GuardDecision {
   readonly header: string;
   /** Collapsed depth of the call. */
   readonly depth: number;
+  /**
+   * Set when this is the `IDLE_HOPS_WARNING`th hop in a row whose handler called on
+   * within `IDLE_HOP_MS` of receiving its request: agents passing the flow around without
+   * doing anything else. A warning, not a refusal.
+   */
+  readonly idleHops?: number;
 }
+
+export const IDLE_HOP_MS = 10;
+export const IDLE_HOPS_WARNING = 5;
 
 const idOf = (uri: string): string => uri.slice('agent://'.length);
 
@@ -31,6 +40,8 @@ const idOf = (uri: string): string => uri.slice('agent://'.length);
 export class RunawayGuard {
   readonly limits: GuardLimits;
   private readonly table: FlowTable;
+  /** When each request being handled here arrived (messageId → ms), for the idle-hop warning. */
+  private readonly arrivals = new Map<string, number>();
 
   constructor(limits: Partial<GuardLimits> = {}) {
     this.limits = { ...DEFAULT_GUARD_LIMITS, ...limits };
@@ -49,11 +60,14 @@ export class RunawayGuard {
   childCall(parent: AgentRpcEnvelope, to: string, now: number): GuardDecision | GuardRefusal {
     const carried = decodeFlowState(parent.headers?.[FLOW_HEADER]) ?? { startedAt: now, chain: [idOf(parent.to)], calls: 0, recent: [] };
     const known = this.table.merged(parent.correlationId, carried);
-    const next: FlowState = { ...known, chain: [...known.chain, idOf(to)], calls: known.calls + 1, recent: [...known.recent, now].slice(-RECENT_CALLS_KEPT) };
+    const arrivedAt = this.arrivals.get(parent.messageId);
+    const idleHops = arrivedAt !== undefined && now - arrivedAt < IDLE_HOP_MS ? (known.idleHops ?? 0) + 1 : 0;
+    const next: FlowState = { ...known, chain: [...known.chain, idOf(to)], calls: known.calls + 1, recent: [...known.recent, now].slice(-RECENT_CALLS_KEPT), idleHops };
     const violation = checkCall(idOf(parent.to), idOf(to), next, now, this.limits);
     if (violation) return { violation, from: idOf(parent.to), to: idOf(to) };
     this.table.record(parent.correlationId, next, now);
-    return { header: encodeFlowState(next), depth: collapseChain(next.chain).length };
+    const decision = { header: encodeFlowState(next), depth: collapseChain(next.chain).length };
+    return idleHops === IDLE_HOPS_WARNING ? { ...decision, idleHops } : decision;
   }
 
   /**
@@ -64,14 +78,24 @@ export class RunawayGuard {
     const from = idOf(envelope.from);
     const to = idOf(envelope.to);
     const state = decodeFlowState(envelope.headers?.[FLOW_HEADER]);
-    if (envelope.causedBy === undefined) return undefined;
+    if (envelope.causedBy === undefined) {
+      this.noteArrival(envelope.messageId, now);
+      return undefined;
+    }
     if (state === undefined) {
       return { violation: { rule: 'correlation-required', message: 'Agent call rejected: correlation ID required for agent-initiated calls' }, from, to };
     }
     const violation = checkCall(from, to, state, now, this.limits);
     if (violation) return { violation, from, to };
     this.table.record(envelope.correlationId, state, now);
+    this.noteArrival(envelope.messageId, now);
     return undefined;
+  }
+
+  private noteArrival(messageId: string, now: number): void {
+    // Bounded: only requests being handled now matter, and handlers are few at a time.
+    if (this.arrivals.size >= 10_000) this.arrivals.delete(this.arrivals.keys().next().value!);
+    this.arrivals.set(messageId, now);
   }
 }
 

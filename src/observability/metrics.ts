@@ -26,6 +26,8 @@ export interface RpcMetrics {
   authDecision?(provider: string, decision: 'accept' | 'reject', reason: string | undefined): void;
   /** An agent-to-agent call passed the guard, at this collapsed depth. */
   agentCall?(depth: number): void;
+  /** The runaway guard warned about a flow (`idle-hops`: agents calling on without doing work). */
+  guardWarning?(kind: string): void;
   /** The runaway guard refused a call. */
   guardRejected?(rule: string): void;
   /** A delivery was handed back to the transport for redelivery. */

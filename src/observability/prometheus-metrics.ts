@@ -27,6 +27,7 @@ export class PrometheusMetrics {
   private readonly agentCalls: Histogram<'agent'>;
   private readonly longestChain: Gauge<'agent'>;
   private readonly guardRejections: Counter<'agent' | 'rule'>;
+  private readonly guardWarnings: Counter<'agent' | 'kind'>;
 
   constructor(options: { registry?: Registry; processMetrics?: boolean } = {}) {
     this.registry = options.registry ?? new Registry();
@@ -44,6 +45,7 @@ export class PrometheusMetrics {
     this.agentCalls = new Histogram({ name: 'agent_rpc_agent_call_depth', help: 'Agent-to-agent calls that passed the guard, by collapsed chain depth (the _count is the number of such calls).', labelNames: ['agent'], buckets: [1, 2, 3, 4, 5, 6, 8, 10], registers });
     this.longestChain = new Gauge({ name: 'agent_rpc_longest_chain_depth', help: 'Deepest collapsed chain an agent-to-agent call has passed the guard with.', labelNames: ['agent'], registers });
     this.guardRejections = new Counter({ name: 'agent_rpc_guard_rejections_total', help: 'Calls the runaway guard refused, by rule.', labelNames: ['agent', 'rule'], registers });
+    this.guardWarnings = new Counter({ name: 'agent_rpc_guard_warnings_total', help: 'Runaway-guard warnings (idle-hops: agents calling on without doing work).', labelNames: ['agent', 'kind'], registers });
     this.unmatched = new Counter({ name: 'agent_rpc_unmatched_responses_total', help: 'Responses for no waiting call.', labelNames: ['agent', 'capability'], registers });
   }
 
@@ -71,6 +73,7 @@ export class PrometheusMetrics {
         if (depth > longest) this.longestChain.set({ agent }, (longest = depth));
       },
       guardRejected: (rule: string) => this.guardRejections.inc({ agent, rule }),
+      guardWarning: (kind: string) => this.guardWarnings.inc({ agent, kind }),
     };
   }
 }

@@ -2,6 +2,14 @@ import { noAudit } from '../audit/audit-log.js';
 import { recursionLogLine, type GuardViolation } from '../guard/guard-rules.js';
 import type { NodeCore } from './node-core.js';
 
+/** Agents passing a flow on without doing any work of their own: a warning, not a refusal. */
+export function reportIdleHops(core: NodeCore, hops: number, from: string, to: string, correlationId: string): void {
+  core.metrics.guardWarning?.('idle-hops');
+  if (core.logger.isLevelEnabled('warn')) {
+    core.logger.warn({ correlationId, from, to, hops }, `[RECURSION] Warning: flow ${correlationId} made ${hops} agent-to-agent calls in a row with no work in between (${from}→${to})`);
+  }
+}
+
 /** A guard refusal becomes a `[RECURSION]` log line, a `guard_reject` audit record and a metric. */
 export function reportGuardRejection(core: NodeCore, violation: GuardViolation, from: string, to: string, correlationId: string): void {
   core.metrics.guardRejected?.(violation.rule);

@@ -1,5 +1,5 @@
 import { attachAuth } from '../auth/attach.js';
-import { encodeEnvelope, newCorrelationId, newMessageId, type AgentRpcEnvelope } from '../envelope/index.js';
+import { agentIdOf, encodeEnvelope, newCorrelationId, newMessageId, type AgentRpcEnvelope } from '../envelope/index.js';
 import { RpcError, toRpcError } from '../errors.js';
 import { CALL_MODES, statusForError, type CallMode, type CallResult } from './call-result.js';
 import { isPromise } from '../maybe-promise.js';
@@ -12,7 +12,7 @@ import { runSyncCall, type RetryOptions } from './sync-call.js';
 import { childTraceparent, TRACEPARENT_HEADER } from './trace-context.js';
 import { FLOW_HEADER } from '../guard/flow-state.js';
 import { guardError } from '../guard/runaway-guard.js';
-import { reportGuardRejection } from './guard-report.js';
+import { reportGuardRejection, reportIdleHops } from './guard-report.js';
 
 export interface RequestAgentOptions<I = unknown> {
   /** `agent://<id>` or the bare id. */
@@ -79,6 +79,7 @@ export async function requestAgent<O = unknown>(core: NodeCore, options: Request
     return fail(guardError(flow.violation, flow.from, flow.to));
   }
   if (parent) core.metrics.agentCall?.(flow.depth);
+  if (flow.idleHops !== undefined) reportIdleHops(core, flow.idleHops, core.agentId, agentIdOf(to), correlationId);
 
   const messageId = newMessageId();
   const deadline = Math.min(core.clock.now() + timeoutMs, parent?.deadline ?? Number.POSITIVE_INFINITY);

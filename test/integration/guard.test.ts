@@ -151,6 +151,44 @@ describe('guard - reporting and the receiver check', () => {
     expect(rules).toEqual(['depth']);
   });
 
+  it('guard - agents passing a flow around without doing work are warned about before any limit refuses them', async () => {
+    const lines: string[] = [];
+    const logger: Logger = {
+      debug: () => {},
+      info: () => {},
+      warn: (_fields, message) => lines.push(message),
+      error: () => {},
+      isLevelEnabled: (level) => level === 'warn',
+      child: () => logger,
+    };
+    const warnings: string[] = [];
+    const options = { logger, metrics: { guardWarning: (kind: string) => warnings.push(kind) } };
+    // A flow that relays through six agents at once, none of them doing any work.
+    const result = await route(['1', '2', '3', '1', '4', '1', '5', '1'], options);
+    expect(result.status).toBe('ok');
+    expect(lines.filter((l) => l.startsWith('[RECURSION] Warning:'))).toHaveLength(1);
+    expect(lines[0]).toMatch(/^\[RECURSION\] Warning: flow \S+ made 5 agent-to-agent calls in a row with no work in between \(\d→\d\)$/);
+    expect(warnings).toEqual(['idle-hops']);
+  });
+
+  it('guard - handlers that work between calls are not warned about', async () => {
+    const lines: string[] = [];
+    const logger: Logger = { debug: () => {}, info: () => {}, warn: (_f, m) => lines.push(m), error: () => {}, isLevelEnabled: (l) => l === 'warn', child: () => logger };
+    const ids = ['1', '2', '3', '4', '5', '6'];
+    for (const id of ids) {
+      const node = await fleet.node(id, { logger });
+      node.handle<{ path: string[] }>('work-then-route', async (input, ctx) => {
+        await new Promise((resolve) => setTimeout(resolve, 15)); // the handler's own work
+        const [next, ...rest] = input.path;
+        if (next === undefined) return 'done';
+        return (await ctx.requestAgent({ to: next, capability: 'work-then-route', payload: { path: rest } })).response;
+      });
+    }
+    const user = await fleet.node('user');
+    expect((await user.requestAgent({ to: '1', capability: 'work-then-route', payload: { path: ['2', '1', '3', '1', '4', '1'] } })).response).toBe('done');
+    expect(lines.filter((l) => l.startsWith('[RECURSION]'))).toEqual([]);
+  });
+
   it('guard - the receiver refuses an agent-initiated request that carries no flow, answering the caller', async () => {
     const svc = await fleet.node('svc');
     svc.handle('work', () => 'must not run');

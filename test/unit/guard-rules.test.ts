@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkCall, collapseChain, DEFAULT_GUARD_LIMITS, decodeFlowState, encodeFlowState, recursionLogLine, type FlowState } from '../../src/guard/index.js';
 
 const NOW = 1_800_000_000_000;
-const state = (overrides: Partial<FlowState> = {}): FlowState => ({ startedAt: NOW - 1000, chain: ['a', 'b'], calls: 1, recent: [NOW], ...overrides });
+const state = (overrides: Partial<FlowState> = {}): FlowState => ({ startedAt: NOW - 1000, chain: ['a', 'b'], calls: 1, recent: [NOW], idleHops: 0, ...overrides });
 
 describe('guard - collapseChain', () => {
   it.each([
