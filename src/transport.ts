@@ -122,6 +122,22 @@ export interface RpcTransport {
   close(): Promise<void>;
   /** Optional transport-level identity for a delivery, consulted by the inbox's auth step. */
   validateAuth?(delivery: Delivery): TransportIdentity | undefined;
+  /**
+   * Request/response adapters only: the node registers here to learn about a message the
+   * adapter accepted (`publish` resolved) but could not carry to the end — the remote node
+   * failed, timed out or could not be reached. The node settles the waiting call with the
+   * error, or dead-letters the message when nobody waits.
+   */
+  onUndeliverable?(listener: (failure: UndeliverableMessage) => void): void;
+  /** Request/response adapters only: the caller stopped waiting for this request; stop (and cancel remotely) what runs for it. */
+  abandon?(requestMessageId: string): void;
+}
+
+export interface UndeliverableMessage {
+  readonly topic: string;
+  readonly body: Uint8Array;
+  /** An RpcError with a stable code (EAGENTRPC_REMOTE_*). */
+  readonly error: Error & { readonly code: string };
 }
 
 export function replyTopicOf(transport: RpcTransport, responsesTopic: string, instanceId: string): string {

@@ -2,12 +2,13 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CallResult } from '../../src/index.js';
-import { startDaemon } from '../../src/runtime/daemon.js';
+import { serveUntilSignalled, startDaemon } from '../../src/runtime/daemon.js';
 
 /**
  * `npm start`: the quickstart fleet — four agents configured by the YAML files in
  * examples/quickstart/agents — on the in-process transport, with /metrics served. Shows a
- * call in each mode, a refused call, a timeout and a malformed message ending in the DLQ.
+ * call in each mode, a refused call, a timeout and a malformed message ending in the DLQ,
+ * then keeps serving (until Ctrl-C) so the CLI can call the fleet through its session API.
  */
 function show(label: string, route: string, result: CallResult): void {
   const detail = result.status === 'ok' ? JSON.stringify(result.response ?? null) : `${result.error?.code}: ${result.error?.message}`;
@@ -25,14 +26,16 @@ function repoRoot(): string {
 
 const agentsDir = join(repoRoot(), 'examples', 'quickstart', 'agents');
 const dataDir = join(process.cwd(), '.agent-rpc', 'quickstart');
+// A development token for the fleet's HTTP API; set AGENT_RPC_TOKEN to choose your own.
+const token = process.env['AGENT_RPC_TOKEN'] ?? 'quickstart-dev-token';
 const daemon = await startDaemon(
   ['frontdesk', 'pr-reviewer', 'linter', 'auditor'].map((id) => join(agentsDir, id)),
-  { env: { ...process.env, QUICKSTART_DATA_DIR: dataDir }, http: { port: Number(process.env['PORT'] ?? 9464) } },
+  { env: { ...process.env, QUICKSTART_DATA_DIR: dataDir, AGENT_RPC_TOKEN: token }, http: { port: Number(process.env['PORT'] ?? 9464) } },
 );
 const agent = (id: string) => daemon.agents.find((a) => a.node.id === id)!.node;
 const [frontdesk, reviewer, auditor] = [agent('frontdesk'), agent('pr-reviewer'), agent('auditor')];
 console.log(`agent-rpc quickstart: 4 agents from ${agentsDir} on the in-process bus`);
-console.log(`metrics: http://127.0.0.1:${daemon.health.port}/metrics; DLQ and audit files in ${dataDir}\n`);
+console.log(`metrics: http://127.0.0.1:${daemon.http.port}/metrics; DLQ and audit files in ${dataDir}\n`);
 
 auditor.on('agent.rpc.event', ({ envelope }) => {
   console.log(`${'  event'.padEnd(16)} auditor received ${envelope.capability} from ${envelope.from} correlationId=${envelope.correlationId}`);
@@ -72,4 +75,9 @@ for (const record of await reviewer.dlq.list()) {
 for (const record of await frontdesk.dlq.list()) {
   console.log(`${'dlq'.padEnd(16)} frontdesk kept ${record.kind} (${record.reason}) for ${record.envelope?.capability}: the late deep-scan answer`);
 }
-await daemon.stop();
+const url = `http://127.0.0.1:${daemon.http.port}`;
+console.log(`\nserving: ${url} (/metrics, /healthz, /api/v1); Ctrl-C stops the fleet. Call it from another terminal:`);
+console.log(`  AGENT_RPC_TOKEN=${token} node dist/src/cli/main.js call agent://pr-reviewer review-pr --url ${url} --payload '{"prUrl":"pull/8","files":["a.ts"]}'`);
+const code = await serveUntilSignalled(daemon);
+console.log(`fleet stopped (exit ${code})`);
+process.exit(code);

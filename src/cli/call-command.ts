@@ -7,13 +7,17 @@ import { EXIT, UsageError, type CliCommand } from './command.js';
 export const callCommand: CliCommand = {
   path: ['call'],
   summary: 'call a capability of an agent and print the result',
-  usage: `agent-rpc call agent://<id> <capability> [--payload '<json>'] [--mode sync|async|fire-and-forget] [--timeout <ms>] [--config <dir>]
+  usage: `agent-rpc call agent://<id> <capability> [--payload '<json>'] [--mode sync|async|fire-and-forget] [--timeout <ms>] [--config <dir>] [--url <daemon>]
 
   Calls as the agent configured in --config (default $AGENT_RPC_CONFIG or .): its
   transports, peer table and credentials. Prints the call result as JSON. Exit 0 when the
-  status is ok, 1 for an error or timeout result.`,
+  status is ok, 1 for an error or timeout result.
+
+  --url   reach the agent through a running daemon's session API (e.g. the npm start
+          fleet at http://127.0.0.1:9464), authenticated with $AGENT_RPC_TOKEN; the
+          config directory is then optional.`,
   async run(args, io) {
-    const { values, positionals } = parseCommandArgs(args, { payload: { type: 'string' }, mode: { type: 'string' }, timeout: { type: 'string' }, config: { type: 'string' } }, true);
+    const { values, positionals } = parseCommandArgs(args, { payload: { type: 'string' }, mode: { type: 'string' }, timeout: { type: 'string' }, config: { type: 'string' }, url: { type: 'string' } }, true);
     const [target, capability, ...extra] = positionals;
     if (target === undefined || capability === undefined || extra.length > 0) throw new UsageError('expected: agent://<id> <capability>');
     let to: string;
@@ -36,6 +40,7 @@ export const callCommand: CliCommand = {
     if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs < 1)) throw new UsageError('--timeout must be a positive integer (ms)');
     const result = await withCliNode(configDir(values.config, io), io, [to], (node) =>
       node.requestAgent({ to, capability, payload, mode, ...(timeoutMs !== undefined ? { timeoutMs } : {}) }),
+      values.url !== undefined ? { url: values.url } : {},
     );
     io.out(JSON.stringify(result));
     return result.status === 'ok' ? EXIT.ok : EXIT.problem;

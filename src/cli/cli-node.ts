@@ -1,44 +1,85 @@
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
-import { loadAgentConfig } from '../config/agent-config.js';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { CONFIG_FILES, loadAgentConfig, type AgentConfig } from '../config/agent-config.js';
 import { buildReceiverAuth } from '../config/build-auth.js';
 import { toPeerEntries } from '../config/peers-file.js';
 import { silentLogger } from '../observability/logger.js';
 import { AgentNode } from '../rpc/agent-node.js';
-import { normalizeAgentUri } from '../rpc/peer-table.js';
-import { createSecretResolver } from '../secrets/resolver.js';
+import { normalizeAgentUri, type PeerEntry } from '../rpc/peer-table.js';
+import { createSecretResolver, type SecretResolver } from '../secrets/resolver.js';
+import { SecretValue } from '../secrets/secret-value.js';
+import { DEFAULT_REMOTE_TIMEOUT_MS, type RemoteNode, type RemoteNodeResolver } from '../server/remote-nodes/remote-node.js';
+import { remoteNodesOf } from '../runtime/remote-nodes-of.js';
 import { transportsFromConfig } from '../runtime/transports-from-config.js';
-import type { CliIo } from './command.js';
+import type { RpcTransport } from '../transport.js';
+import { UsageError, type CliIo } from './command.js';
 
 export function configDir(option: string | undefined, io: CliIo): string {
   return resolve(option ?? io.env['AGENT_RPC_CONFIG'] ?? '.');
 }
 
+/** The node a `--url` names: a running daemon's session API, with the token from $AGENT_RPC_TOKEN. */
+const URL_NODE = 'daemon';
+
+function urlNode(url: string, io: CliIo): RemoteNode {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(`--url ${JSON.stringify(url)} is not a URL`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new UsageError('--url must be an http:// or https:// URL');
+  const token = io.env['AGENT_RPC_TOKEN'];
+  return {
+    name: URL_NODE,
+    description: 'the daemon named by --url',
+    apiBaseUrl: parsed.origin,
+    authType: token ? 'token' : 'none',
+    ...(token ? { authToken: new SecretValue(token) } : {}),
+    skipTlsVerify: false,
+    timeoutMs: DEFAULT_REMOTE_TIMEOUT_MS,
+    source: 'config',
+  };
+}
+
+export interface CliNodeOptions {
+  /** Reach every target through this daemon's session API (`--url`) instead of the configured transports. */
+  readonly url?: string;
+}
+
 /**
  * A short-lived caller node for operator commands, built from an agent's config
- * directory: its transports, its peer table (with the peers' auth) and its own signing
- * provider, under the id `<agent>-cli-<random>`. Targets missing from the peer table are
- * reached over the first configured transport.
+ * directory: its transports, its peer table (with the peers' auth), its remote nodes and
+ * its own signing provider, under the id `<agent>-cli-<random>`. Targets missing from the
+ * peer table are reached over the first configured transport. With `--url`, the config
+ * directory is optional and every target is reached through that daemon's session API.
  */
-export async function withCliNode<T>(dir: string, io: CliIo, targets: readonly string[], use: (node: AgentNode) => Promise<T>): Promise<T> {
-  const config = await loadAgentConfig(dir, io.env);
+export async function withCliNode<T>(dir: string, io: CliIo, targets: readonly string[], use: (node: AgentNode) => Promise<T>, options: CliNodeOptions = {}): Promise<T> {
   const secrets = createSecretResolver({ env: io.env });
-  const peers = config.peers ? await toPeerEntries(config.peers, { resolveSecret: (ref, baseDir) => secrets.resolve(ref, baseDir) }) : [];
-  const rpcAuth = config.agent.value.rpc?.auth;
-  const auth = rpcAuth
-    ? await buildReceiverAuth(rpcAuth, { resolveSecret: (ref) => secrets.resolve(ref, dir), file: config.agent.file, field: 'rpc.auth' })
-    : undefined;
-  const transports = await transportsFromConfig(config.capabilities.value.transports, { clientId: 'agent-rpc-cli', logger: silentLogger });
-  const known = new Set(peers.map((peer) => normalizeAgentUri(peer.id)));
-  for (const target of targets) {
-    if (!known.has(normalizeAgentUri(target))) peers.push({ id: target, routes: [{ kind: transports[0]!.kind }] });
+  const hasConfig = options.url === undefined || existsSync(join(dir, CONFIG_FILES.agent));
+  const config = hasConfig ? await loadAgentConfig(dir, io.env) : undefined;
+  const { transports, peers, auth } = config ? await fromConfig(config, dir, secrets, options.url === undefined) : { transports: [], peers: [], auth: undefined };
+  if (options.url !== undefined) {
+    const node = urlNode(options.url, io);
+    const resolver: RemoteNodeResolver = { list: async () => [node], get: async (name) => (name === URL_NODE ? node : undefined) };
+    const { httpTransport } = await import('../../transports/http/index.js');
+    transports.push(httpTransport({ resolver }));
+    const routed = new Map(peers.map((peer) => [normalizeAgentUri(peer.id), peer]));
+    for (const target of targets) routed.set(normalizeAgentUri(target), { ...routed.get(normalizeAgentUri(target)), id: target, routes: [{ kind: 'http', requestsTopic: URL_NODE }] });
+    peers.splice(0, peers.length, ...routed.values());
+  } else {
+    const known = new Set(peers.map((peer) => normalizeAgentUri(peer.id)));
+    for (const target of targets) {
+      if (!known.has(normalizeAgentUri(target))) peers.push({ id: target, routes: [{ kind: transports[0]!.kind }] });
+    }
   }
   const node = new AgentNode({
-    id: `${config.agent.value.agent.id}-cli-${randomBytes(3).toString('hex')}`,
+    id: `${config?.agent.value.agent.id ?? 'agent-rpc'}-cli-${randomBytes(3).toString('hex')}`,
     transports,
     peers,
     ...(auth ? { auth } : {}),
-    ...(config.agent.value.agent.tenantId ? { tenantId: config.agent.value.agent.tenantId } : {}),
+    ...(config?.agent.value.agent.tenantId ? { tenantId: config.agent.value.agent.tenantId } : {}),
   });
   await node.start();
   try {
@@ -46,4 +87,18 @@ export async function withCliNode<T>(dir: string, io: CliIo, targets: readonly s
   } finally {
     await node.close();
   }
+}
+
+async function fromConfig(config: AgentConfig, dir: string, secrets: SecretResolver, withTransports: boolean) {
+  const peers: PeerEntry[] = config.peers ? await toPeerEntries(config.peers, { resolveSecret: (ref, baseDir) => secrets.resolve(ref, baseDir) }) : [];
+  const rpcAuth = config.agent.value.rpc?.auth;
+  const auth = rpcAuth ? await buildReceiverAuth(rpcAuth, { resolveSecret: (ref) => secrets.resolve(ref, dir), file: config.agent.file, field: 'rpc.auth' }) : undefined;
+  const transports: RpcTransport[] = [];
+  if (withTransports) {
+    const { HttpIngress } = await import('../../transports/http/index.js');
+    const remote = await remoteNodesOf(config, secrets);
+    const context = { clientId: 'agent-rpc-cli', logger: silentLogger, http: { ingress: new HttpIngress(), resolver: remote.resolver } };
+    transports.push(...(await transportsFromConfig(config.capabilities.value.transports, context)));
+  }
+  return { transports, peers, auth };
 }

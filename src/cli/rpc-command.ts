@@ -18,7 +18,7 @@ export const rpcPeersCommand: CliCommand = {
     const peers = config.peers?.value.peers ?? [];
     const rows = peers.map((peer) => ({
       id: peer.id.startsWith('agent://') ? peer.id : `agent://${peer.id}`,
-      transports: peer.transports.map((t) => (t.requestsTopic ? `${t.kind}:${t.requestsTopic}` : t.kind)).join(','),
+      transports: peer.transports.map((t) => (t.node ? `http:${t.node}` : t.requestsTopic ? `${t.kind}:${t.requestsTopic}` : t.kind)).join(','),
       auth: peer.auth?.provider ?? 'default',
       verify: undefined as undefined | { ok: boolean; rttMs?: number; reason?: string },
     }));

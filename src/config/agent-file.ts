@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { ROLES } from '../server/roles.js';
 import { receiverAuthSchema } from './auth-config.js';
+import { remoteNodesConfigSchema, remoteNodeStoreConfigSchema } from './remote-nodes-config.js';
 
 // A port may come from `${env:PORT}`, which expands to a string.
 const portSchema = z.union([z.int(), z.string().regex(/^\d+$/, 'must be a port number').transform(Number)]).pipe(z.int().min(0).max(65535));
@@ -45,6 +47,33 @@ export const agentFileSchema = z.strictObject({
     .optional(),
   log: z.strictObject({ level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info') }).optional(),
   http: z.strictObject({ port: portSchema.default(9464), host: z.string().default('127.0.0.1') }).optional(),
+  /** Bearer tokens of the node's HTTP API (sessions, remote nodes); without any, every /api call is refused. */
+  api: z
+    .strictObject({
+      tokens: z
+        .array(
+          z.strictObject({
+            user: z.string().regex(/^[A-Za-z0-9._@-]{1,128}$/, 'must be 1-128 characters of [A-Za-z0-9._@-]'),
+            role: z.enum(ROLES),
+            /** A secret reference (`${env:NAME}`, `file:`, `secret://`, `vault:`), never the token itself. */
+            tokenRef: z.string().min(1),
+          }),
+        )
+        .default([]),
+    })
+    .optional(),
+  /** Remote sessions served by this node (docs/remote-nodes.md). */
+  session: z
+    .strictObject({
+      /** The capability a session created with a plain `message` calls, with payload `{message}`. */
+      capability: z.string().min(1).optional(),
+      max_per_user: z.int().min(1).default(100),
+    })
+    .optional(),
+  /** Other nodes' session APIs this agent may call (docs/remote-nodes.md). */
+  remote_nodes: remoteNodesConfigSchema.optional(),
+  /** Enables the node store managed over /api/v1/remote-nodes; its credentials are encrypted with this key. */
+  remote_node_store: remoteNodeStoreConfigSchema.optional(),
   dataDir: z.string().default('./data'),
 });
 export type AgentFile = z.infer<typeof agentFileSchema>;

@@ -26,9 +26,10 @@ export const peersFileSchema = z.strictObject({
             /** Where the peer listens; must be where this agent connects for that kind (checked at start). */
             servers: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
             brokers: z.array(z.string().min(1)).min(1).optional(),
-            /** HTTP remote nodes (`kind: http`). */
-            baseUrl: z.url().optional(),
-          }),
+            /** `kind: http`: the remote node (agent.yaml `remote_nodes`, or the node store) whose session API serves this peer. */
+            node: z.string().min(1).optional(),
+          })
+          .refine((route) => (route.kind === 'http') === (route.node !== undefined), { message: 'an http route names its remote node (node:), and only http routes do', path: ['node'] }),
         )
         .min(1),
       auth: peerAuthSchema.optional(),
@@ -56,7 +57,11 @@ export async function toPeerEntries(loaded: LoadedYaml<PeersFile>, options: Peer
   const baseDir = dirname(loaded.file);
   return Promise.all(
     loaded.value.peers.map(async (peer, index): Promise<PeerEntry> => {
-      const routes = peer.transports.map((route) => ({ kind: route.kind, ...(route.requestsTopic ? { requestsTopic: route.requestsTopic } : {}) }));
+      // Over http the "topic" a request is published to is the remote node's name.
+      const routes = peer.transports.map((route) => {
+        const topic = route.kind === 'http' ? route.node : route.requestsTopic;
+        return { kind: route.kind, ...(topic ? { requestsTopic: topic } : {}) };
+      });
       const entry: PeerEntry = { id: peer.id, routes, ...(peer.tenantId ? { tenantId: peer.tenantId } : {}) };
       if (peer.auth === undefined) return entry;
       const auth = await buildPeerAuth(peer.auth, {

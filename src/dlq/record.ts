@@ -17,6 +17,7 @@ export const DLQ_KINDS = [
   'deadline-expired',
   'reply-undeliverable',
   'unmatched-response',
+  'remote-failed',
 ] as const;
 export type DlqKind = (typeof DLQ_KINDS)[number];
 

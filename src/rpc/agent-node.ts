@@ -26,6 +26,8 @@ import { compilePermissions, type PermissionRules } from './permissions.js';
 import { requestAgent, type RequestAgentOptions } from './request-agent.js';
 import { requeueDlqRecord, type RequeueResult } from './requeue.js';
 import { defaultAgentTopics, type AgentTopics } from './topics.js';
+import { handleUndeliverable } from './undeliverable.js';
+import { noApprovals, type ApprovalGate } from './approvals.js';
 
 export interface AgentNodeOptions {
   /** The agent's id; it is addressed as `agent://<id>`. */
@@ -58,6 +60,8 @@ export interface AgentNodeOptions {
   /** Where every auth decision is recorded (`auth_check`). Default: not recorded. */
   readonly audit?: AuditLog;
   readonly dlq?: DlqSink;
+  /** Answers handlers' approval prompts (`ctx.requestApproval`). Default: every prompt declined. */
+  readonly approvals?: ApprovalGate;
   /** Dedupe of redeliveries. Default: an in-memory store, `message-id` strategy, 1 h TTL. */
   readonly idempotency?: Partial<DedupeOptions>;
   readonly limits?: Partial<NodeLimits> & { readonly pendingCapacity?: number; readonly maxInflight?: number };
@@ -137,6 +141,7 @@ export class AgentNode {
         Object.entries(options.peerCapabilities ?? {}).map(([peer, capabilities]) => [normalizeAgentUri(peer), new CapabilitySchemas(capabilities, `peerCapabilities.${peer}`)]),
       ),
       dlq: options.dlq ?? new MemoryDlqSink(),
+      approvals: options.approvals ?? noApprovals,
       dedupe: new Dedupe({ ...options.idempotency, store: options.idempotency?.store ?? new MemoryIdempotencyStore({ clock }) }),
       bus: new LocalBus(logger),
       logger,
@@ -212,8 +217,11 @@ export class AgentNode {
     const { topics } = this.core;
     for (const transport of this.core.transports.values()) {
       await transport.connect();
+      transport.onUndeliverable?.((failure) => {
+        handleUndeliverable(this.core, transport, failure).catch((error: unknown) => this.core.logger.error({ err: error, topic: failure.topic }, 'could not record an undeliverable message'));
+      });
       const receive = (delivery: Parameters<Inbox['receive']>[0]): void => this.inbox.receive(delivery, transport);
-        const inflight = { maxInflight: this.maxInflight };
+      const inflight = { maxInflight: this.maxInflight };
       // Replicas of one agent share its requests; each instance reads the replies to its own calls.
       this.requestSubscriptions.push(await transport.subscribe(topics.requests, receive, { group: this.id, ...inflight }));
       this.responseSubscriptions.push(await transport.subscribe(this.replyTopics.get(transport)!, receive, inflight));

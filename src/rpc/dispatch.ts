@@ -55,6 +55,7 @@ export async function dispatchRequest(core: NodeCore, input: DispatchInput): Pro
     attempt: delivery.attempt,
     logger: core.logger,
     requestAgent: (options) => requestAgent(core, options),
+    requestApproval: (prompt) => core.approvals.request(envelope, prompt),
     respond: async (result: HandlerResult, options?: RespondOptions) => {
       if (final) throw new RpcError('EAGENTRPC_HANDLER_FAILED', 'respond() called after the final response was sent');
       if (options?.progress) {

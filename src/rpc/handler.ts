@@ -2,6 +2,7 @@ import type { AgentRpcEnvelope } from '../envelope/index.js';
 import type { WireError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { CallResult } from './call-result.js';
+import type { ApprovalAnswer, ApprovalPrompt } from './approvals.js';
 import type { RequestAgentOptions } from './request-agent.js';
 
 /** What a handler sends back: data, or an error the caller receives as a typed RpcError. */
@@ -34,6 +35,12 @@ export interface HandlerContext {
   respond(result: HandlerResult, options?: RespondOptions): Promise<void>;
   /** Calls another agent from this handler: the call joins this request's flow (see AgentNode.requestAgent). */
   requestAgent<O = unknown>(options: RequestAgentOptions): Promise<CallResult<O>>;
+  /**
+   * Asks the user before an action. In a safe-mode session the prompt waits in the session
+   * until it is answered; without safe mode it is approved at once; outside a session
+   * (broker traffic) it is declined (`reason: 'no-session'`).
+   */
+  requestApproval(prompt: ApprovalPrompt): Promise<ApprovalAnswer>;
 }
 
 export type Handler<I = unknown, O = unknown> = (input: I, ctx: HandlerContext) => O | Promise<O>;

@@ -1,4 +1,5 @@
 import type { AuditLog } from '../audit/audit-log.js';
+import type { ApprovalGate } from './approvals.js';
 import type { RunawayGuard } from '../guard/runaway-guard.js';
 import type { CapabilitySchemas } from './capability-schemas.js';
 import type { AuthProvider } from '../auth/provider.js';
@@ -54,6 +55,8 @@ export interface NodeCore {
   /** Published schemas of peers' capabilities, by peer URI: payloads checked before sending. */
   readonly peerSchemas: Map<string, CapabilitySchemas>;
   readonly dlq: DlqSink;
+  /** Answers handlers' approval prompts (the session API); outside a session they are declined. */
+  readonly approvals: ApprovalGate;
   readonly dedupe: Dedupe;
   readonly bus: LocalBus;
   readonly logger: Logger;

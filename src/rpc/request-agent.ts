@@ -140,6 +140,7 @@ export async function requestAgent<O = unknown>(core: NodeCore, options: Request
     capability,
     deadline,
     publish,
+    abandon: peer.transport.abandon ? () => peer.transport.abandon?.(messageId) : undefined,
     onProgress: options.onProgress,
     signal: options.signal,
     retry: options.retry,

@@ -19,6 +19,8 @@ export interface SyncCall {
   /** The call's overall deadline (the one written in the envelope). */
   readonly deadline: number;
   readonly publish: () => Promise<void>;
+  /** Tells a request/response transport that nobody waits any more (it cancels remote work). */
+  readonly abandon: (() => void) | undefined;
   readonly onProgress: ((data: unknown) => void) | undefined;
   readonly signal: AbortSignal | undefined;
   readonly retry: RetryOptions | undefined;
@@ -54,6 +56,7 @@ function attemptOnce(core: NodeCore, call: SyncCall, deadline: number): Promise<
   return new Promise((resolve) => {
     const { signal, requestId } = call;
     const onAbort = (): void => {
+      call.abandon?.();
       core.registry.settle(requestId, {
         ok: false,
         error: new RpcError('EAGENTRPC_ABANDONED', 'the caller cancelled the call', { details: { requestId, cancelled: true } }),

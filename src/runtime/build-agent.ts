@@ -11,7 +11,8 @@ import type { RpcMetrics } from '../observability/metrics.js';
 import { AgentNode } from '../rpc/agent-node.js';
 import { createSecretResolver } from '../secrets/resolver.js';
 import { handlersFromConfig } from './handlers-from-config.js';
-import { transportsFromConfig } from './transports-from-config.js';
+import type { ApprovalGate } from '../rpc/approvals.js';
+import { transportsFromConfig, type TransportContext } from './transports-from-config.js';
 
 export interface BuildAgentOptions {
   readonly logger: Logger;
@@ -19,6 +20,10 @@ export interface BuildAgentOptions {
   /** Shared by agents of one process on the memory transport. */
   readonly memoryBus?: unknown;
   readonly env?: NodeJS.ProcessEnv;
+  /** The process's session API ingress and this agent's remote nodes: the agent gets the `http` transport. */
+  readonly http?: TransportContext['http'];
+  /** Answers handlers' approval prompts (the session API). */
+  readonly approvals?: ApprovalGate;
 }
 
 /** An agent node wired from its config files, with the files it keeps (DLQ, audit, dedupe). */
@@ -61,7 +66,7 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
   };
   const node = new AgentNode({
     id,
-    transports: await transportsFromConfig(capabilities.value.transports, { memoryBus: options.memoryBus, clientId: id, logger }),
+    transports: await transportsFromConfig(capabilities.value.transports, { memoryBus: options.memoryBus, clientId: id, logger, ...(options.http ? { http: options.http } : {}) }),
     peers: peerEntries,
     permissions: agent.value.permissions ?? {},
     ...(agent.value.agent.tenantId ? { tenantId: agent.value.agent.tenantId } : {}),
@@ -72,6 +77,7 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
     ...(agent.value.guard ? { guard: agent.value.guard } : {}),
     capabilities: capabilities.value.capabilities,
     dlq: new JsonlDlqSink({ path: join(dataDir, 'dlq.jsonl') }),
+    ...(options.approvals ? { approvals: options.approvals } : {}),
     idempotency: { ...(store ? { store } : {}), ...(source?.idempotency ? { strategy: source.idempotency.strategy, ttlMs: source.idempotency.ttlMs } : {}) },
     limits: {
       ...limits,

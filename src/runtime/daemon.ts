@@ -1,14 +1,22 @@
-import { loadAgentConfig } from '../config/agent-config.js';
+import { loadAgentConfig, type AgentConfig } from '../config/agent-config.js';
+import { ConfigError } from '../config/config-error.js';
 import type { Logger } from '../observability/logger.js';
 import { createPinoLogger } from '../observability/pino-logger.js';
 import { PrometheusMetrics } from '../observability/prometheus-metrics.js';
+import { createSecretResolver } from '../secrets/resolver.js';
+import { startNodeHttpServer, type NodeHttpServer } from '../server/http-server.js';
+import type { ApiRoute } from '../server/api-route.js';
+import type { SessionManager } from '../server/sessions/session-manager.js';
 import { buildAgent, type BuiltAgent } from './build-agent.js';
-import { startHealthServer, type HealthServer } from './health-server.js';
+import { LateApprovalGate, loadApiTokens, startSessions } from './node-api.js';
+import { remoteNodesOf } from './remote-nodes-of.js';
 
 export interface RunningDaemon {
   /** The agents this process runs (one for `agent-rpc serve`, several for an example fleet). */
   readonly agents: readonly BuiltAgent[];
-  readonly health: HealthServer;
+  /** /healthz, /readyz, /metrics and the /api/v1 session and remote-node API. */
+  readonly http: NodeHttpServer;
+  readonly sessions: SessionManager;
   /** Stops consuming, lets in-flight handlers finish (drain timeout), settles pending calls, closes stores. */
   stop(): Promise<void>;
 }
@@ -22,40 +30,76 @@ export interface DaemonOptions {
 
 /**
  * Loads each agent's config directory, starts the agents (agents on the memory transport
- * share one in-process bus) and one HTTP server for the process: /healthz, /readyz and
- * /metrics with every agent's series.
+ * share one in-process bus; every agent also gets the \`http\` transport) and one HTTP server
+ * for the process: /healthz, /readyz, /metrics with every agent's series, and the
+ * token-protected session and remote-node API (docs/remote-nodes.md).
  */
 export async function startDaemon(dirs: string | readonly string[], options: DaemonOptions = {}): Promise<RunningDaemon> {
   const env = options.env ?? process.env;
-  const configs = [];
+  const configs: AgentConfig[] = [];
   for (const dir of typeof dirs === 'string' ? [dirs] : dirs) configs.push(await loadAgentConfig(dir, env));
   const first = configs[0];
   if (!first) throw new TypeError('startDaemon: at least one config directory is required');
   const logger = options.logger ?? createPinoLogger({ level: first.agent.value.log?.level ?? 'info' });
+  const secrets = createSecretResolver({ env });
+  const tokens = await loadApiTokens(first, secrets);
   const metrics = new PrometheusMetrics();
   const { MemoryBus } = await import('../../transports/memory/index.js');
+  const { HttpIngress } = await import('../../transports/http/index.js');
   const memoryBus = new MemoryBus();
+  const ingress = new HttpIngress();
+  const approvals = new LateApprovalGate();
   const agents: BuiltAgent[] = [];
-  for (const config of configs) agents.push(await buildAgent(config, { logger, env, memoryBus, metrics: metrics.forAgent(config.agent.value.agent.id) }));
+  let remoteRoutes: ApiRoute[] | undefined;
+  for (const config of configs) {
+    const remote = await remoteNodesOf(config, secrets);
+    // The first agent's node store serves the remote-node API of the process.
+    remoteRoutes ??= remote.routes;
+    const http = { ingress, resolver: remote.resolver };
+    agents.push(await buildAgent(config, { logger, env, memoryBus, metrics: metrics.forAgent(config.agent.value.agent.id), http, approvals }));
+  }
+  const sessionAgents = agents.map(({ node, config }) => ({ core: node.core, ...defaultCapabilityOf(config) }));
+  const sessions = await startSessions(configs, sessionAgents, ingress, logger);
+  approvals.target = sessions.manager.prompts;
   let ready = false;
-  const http = { host: '127.0.0.1', port: 9464, ...first.agent.value.http, ...options.http };
-  const health = await startHealthServer({ ...http, agent: agents.map((a) => a.node.uri).join(','), ready: () => ready, metrics: metrics.registry });
+  const address = { host: '127.0.0.1', port: 9464, ...first.agent.value.http, ...options.http };
+  const http = await startNodeHttpServer({
+    ...address,
+    agent: agents.map((a) => a.node.uri).join(','),
+    ready: () => ready,
+    metrics: metrics.registry,
+    tokens,
+    routes: [...sessions.routes, ...(remoteRoutes ?? [])],
+    logger,
+  });
   for (const agent of agents) await agent.node.start();
   ready = true;
   for (const { node, config } of agents) {
-    logger.info({ agentId: node.id, port: health.port, capabilities: config.capabilities.value.capabilities.map((c) => c.name) }, 'agent serving');
+    logger.info({ agentId: node.id, port: http.port, capabilities: config.capabilities.value.capabilities.map((c) => c.name) }, 'agent serving');
   }
   return {
     agents,
-    health,
+    http,
+    sessions: sessions.manager,
     async stop() {
       ready = false;
       // Every agent stops taking work before any drains, so none is called by a closed peer.
       await Promise.all(agents.map((agent) => agent.close()));
-      await health.close();
+      await sessions.manager.flush();
+      await http.close();
       logger.info({ agents: agents.map((a) => a.node.id) }, 'stopped');
     },
   };
+}
+
+/** agent.yaml `session.capability`: must be one of the agent's declared capabilities. */
+function defaultCapabilityOf(config: AgentConfig): { defaultCapability?: string } {
+  const capability = config.agent.value.session?.capability;
+  if (capability === undefined) return {};
+  if (!config.capabilities.value.capabilities.some((c) => c.name === capability)) {
+    throw new ConfigError(config.agent.file, config.agent.lineOf(['session', 'capability']), 'session.capability', `capability ${capability} is not declared in capabilities.yaml`);
+  }
+  return { defaultCapability: capability };
 }
 
 /**

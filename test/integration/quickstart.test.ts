@@ -1,14 +1,44 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { until } from '../support/fleet.js';
+import { runCliProcess } from '../support/run-cli-process.js';
 
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 describe('quickstart - npm start', () => {
-  it('quickstart - runs the example fleet: every mode, a refusal, a timeout and a DLQ entry', () => {
-    const run = spawnSync('npm', ['start', '--silent'], { cwd: repoRoot, encoding: 'utf8', timeout: 180_000, env: { ...process.env, PORT: '0' } });
-    expect(run.status, run.stderr).toBe(0);
-    const lines = run.stdout.split('\n');
+  it('quickstart - runs the example fleet (every mode, a refusal, a timeout, a DLQ entry), serves the CLI, stops on SIGINT', async () => {
+    const token = 'quickstart-test-token';
+    // Its own process group, so SIGINT reaches npm and the fleet as Ctrl-C does.
+    const child = spawn('npm', ['start', '--silent'], { cwd: repoRoot, detached: true, env: { ...process.env, PORT: '0', AGENT_RPC_TOKEN: token } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      await until(() => /serving: (http:\/\/127\.0\.0\.1:\d+)/.test(stdout), 150_000);
+      const url = /serving: (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout)![1]!;
+
+      // The CLI, from outside the process, calls an agent of the in-process fleet.
+      const cwd = mkdtempSync(`${tmpdir()}/quickstart-cli-`);
+      const call = await runCliProcess(['call', 'agent://pr-reviewer', 'review-pr', '--url', url, '--config', cwd, '--payload', '{"prUrl":"pull/8","files":["a.ts"]}'], { AGENT_RPC_TOKEN: token });
+      expect(call.code, call.stderr).toBe(0);
+      expect(JSON.parse(call.stdout)).toMatchObject({ status: 'ok', response: { prUrl: 'pull/8', verdict: expect.any(String) } });
+      const refused = await runCliProcess(['call', 'agent://pr-reviewer', '$ping', '--url', url, '--config', cwd], { AGENT_RPC_TOKEN: 'wrong' });
+      expect(refused.code).toBe(1);
+      expect(JSON.parse(refused.stdout)).toMatchObject({ status: 'error', error: { code: 'EAGENTRPC_REMOTE_API', details: { status: 401 } } });
+      expect((await fetch(`${url}/metrics`)).status).toBe(200);
+    } finally {
+      process.kill(-child.pid!, 'SIGINT');
+    }
+    // npm itself dies of the signal; the fleet drains and says so before it exits 0.
+    await exited;
+    await until(() => stdout.includes('fleet stopped (exit 0)'), 30_000);
+
+    const lines = stdout.split('\n');
     const line = (prefix: string): string => lines.find((l) => l.startsWith(prefix)) ?? `(no line starting with ${prefix})`;
     expect(line('sync ')).toMatch(/status=ok .*"verdict":"request-changes"/);
     expect(line('  progress')).toContain('"stage":"linting"');
@@ -20,10 +50,10 @@ describe('quickstart - npm start', () => {
     expect(line('timeout')).toMatch(/status=timeout .*EAGENTRPC_TIMEOUT/);
     expect(line('schema')).toMatch(/status=schema-violation .*EAGENTRPC_SCHEMA_VIOLATION/);
     expect(line('metrics: ')).toMatch(/^metrics: http:\/\/127\.0\.0\.1:\d+\/metrics/);
-    expect(run.stdout).toMatch(/dlq +pr-reviewer kept decode-failed \(duplicate-key\)/);
+    expect(stdout).toMatch(/dlq +pr-reviewer kept decode-failed \(duplicate-key\)/);
     // The nested lint call joined the review's flow.
     const flowOf = (l: string): string | undefined => /correlationId=([0-9a-f-]{36})/.exec(l)?.[1];
     expect(flowOf(line('  nested call'))).toBe(flowOf(line('sync ')));
     expect(lines.filter((l) => /correlationId=[0-9a-f-]{36} latency=\d+\.\d+ms/.test(l)).length).toBeGreaterThanOrEqual(6);
-  });
+  }, 200_000);
 });

@@ -1,0 +1,38 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { dataDirOf, type AgentConfig } from '../config/agent-config.js';
+import { ConfigError } from '../config/config-error.js';
+import { remoteNodesFromConfig } from '../config/remote-nodes-config.js';
+import type { SecretResolver } from '../secrets/resolver.js';
+import type { ApiRoute } from '../server/api-route.js';
+import { CredentialCipher } from '../server/remote-nodes/credential-cipher.js';
+import type { RemoteNodeResolver } from '../server/remote-nodes/remote-node.js';
+import { mergedResolver } from '../server/remote-nodes/remote-node-resolver.js';
+import { RemoteNodeStore } from '../server/remote-nodes/remote-node-store.js';
+import { remoteNodeRoutes } from '../server/remote-nodes/remote-nodes-routes.js';
+
+/**
+ * An agent's remote nodes: agent.yaml `remote_nodes` merged with its node store (when
+ * `remote_node_store` names a key; the file is `<dataDir>/remote-nodes.json`), and the
+ * store's admin API.
+ */
+export async function remoteNodesOf(config: AgentConfig, secrets: SecretResolver): Promise<{ resolver: RemoteNodeResolver; routes: ApiRoute[] }> {
+  const { agent } = config;
+  const configNodes = await remoteNodesFromConfig(agent, (ref) => secrets.resolve(ref, config.dir));
+  let store: RemoteNodeStore | undefined;
+  const storeConfig = agent.value.remote_node_store;
+  if (storeConfig) {
+    let cipher: CredentialCipher;
+    try {
+      cipher = new CredentialCipher(await secrets.resolve(storeConfig.keyRef, config.dir));
+    } catch (error) {
+      const problem = error instanceof Error ? error.message : String(error);
+      throw new ConfigError(agent.file, agent.lineOf(['remote_node_store', 'keyRef']), 'remote_node_store.keyRef', problem);
+    }
+    const dataDir = dataDirOf(config);
+    await mkdir(dataDir, { recursive: true });
+    store = await RemoteNodeStore.open(join(dataDir, 'remote-nodes.json'), cipher);
+  }
+  const resolver = mergedResolver(configNodes, store);
+  return { resolver, routes: remoteNodeRoutes(store, resolver) };
+}

@@ -1,0 +1,120 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+import { silentLogger, type Logger } from '../observability/logger.js';
+import type { ApiResponse, ApiRoute } from './api-route.js';
+import type { ApiTokens } from './api-tokens.js';
+import { roleCan } from './roles.js';
+import { matchRoute } from './route-match.js';
+
+export interface NodeHttpServer {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+export interface NodeHttpServerOptions {
+  readonly host: string;
+  readonly port: number;
+  /** `/readyz` answers 200 and the API serves while this is true (false while starting or draining). */
+  readonly ready: () => boolean;
+  /** Named in `/healthz` and `/readyz` answers. */
+  readonly agent: string;
+  readonly metrics?: Registry;
+  /** The `/api/v1/...` endpoints; every one needs a bearer token from `tokens`. */
+  readonly routes?: readonly ApiRoute[];
+  readonly tokens?: ApiTokens;
+  readonly logger?: Logger;
+  /** Largest request body accepted. Default 1 MiB. */
+  readonly maxBodyBytes?: number;
+}
+
+/**
+ * The node's one HTTP server: `/healthz` (liveness), `/readyz` (200 while serving, 503
+ * while starting or draining, so a load balancer stops sending work before shutdown),
+ * `/metrics` (Prometheus) and the token-protected `/api/v1` endpoints (remote sessions,
+ * remote nodes).
+ */
+export async function startNodeHttpServer(options: NodeHttpServerOptions): Promise<NodeHttpServer> {
+  const logger = options.logger ?? silentLogger;
+  const server: Server = createServer((req, res) => {
+    handle(req, res, options).catch((error: unknown) => {
+      logger.error({ err: error, method: req.method, path: req.url }, 'HTTP request failed');
+      if (!res.headersSent) send(res, { status: 500, body: { error: 'internal error' } });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, resolve);
+  });
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse, options: NodeHttpServerOptions): Promise<void> {
+  const path = (req.url ?? '/').split('?')[0]!;
+  const method = req.method ?? 'GET';
+  if (!path.startsWith('/api/')) return serveOperational(res, method, path, options);
+
+  const principal = options.tokens?.authenticate(req.headers.authorization);
+  if (!principal) return send(res, { status: 401, body: { error: 'unauthorized: a valid bearer token is required' } });
+  if (!options.ready()) return send(res, { status: 503, body: { error: 'service unavailable: the node is starting or shutting down' } });
+  const matched = matchRoute(options.routes ?? [], method, path);
+  if (!matched) return send(res, { status: 404, body: { error: 'not found' } });
+  if ('allowed' in matched) return send(res, { status: 405, body: { error: 'method not allowed' } }, { allow: matched.allowed.join(', ') });
+  const { route, params } = matched;
+  if (!roleCan(principal.role, route.permission)) {
+    return send(res, { status: 403, body: { error: `forbidden: role ${principal.role} lacks ${route.permission} permission` } });
+  }
+  const body = await readJson(req, options.maxBodyBytes ?? 1024 * 1024);
+  if (body === INVALID) return send(res, { status: 400, body: { error: 'bad request: the body must be a JSON document of at most 1 MiB' } });
+  send(res, await route.handle({ method, path, params, body, principal }));
+}
+
+function serveOperational(res: ServerResponse, method: string, path: string, options: NodeHttpServerOptions): void {
+  if (method !== 'GET') return send(res, { status: 405, body: { error: 'method not allowed' } });
+  if (path === '/healthz') return send(res, { status: 200, body: { status: 'ok', agent: options.agent } });
+  if (path === '/readyz') {
+    return options.ready() ? send(res, { status: 200, body: { status: 'ready', agent: options.agent } }) : send(res, { status: 503, body: { status: 'not ready', agent: options.agent } });
+  }
+  if (path === '/metrics' && options.metrics) {
+    const registry = options.metrics;
+    void registry.metrics().then(
+      (text) => res.writeHead(200, { 'content-type': registry.contentType }).end(text),
+      () => send(res, { status: 500, body: { error: 'metrics unavailable' } }),
+    );
+    return;
+  }
+  send(res, { status: 404, body: { error: 'not found' } });
+}
+
+const INVALID = Symbol('invalid body');
+
+async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) return INVALID;
+    chunks.push(chunk);
+  }
+  if (size === 0) return undefined;
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    return INVALID;
+  }
+}
+
+function send(res: ServerResponse, response: ApiResponse, headers: Record<string, string> = {}): void {
+  if (response.status === 204) {
+    res.writeHead(204, headers).end();
+    return;
+  }
+  res.writeHead(response.status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(response.body));
+}

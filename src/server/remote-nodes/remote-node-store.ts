@@ -1,0 +1,127 @@
+import { open, readFile, rename } from 'node:fs/promises';
+import { SecretValue } from '../../secrets/secret-value.js';
+import type { CredentialCipher } from './credential-cipher.js';
+import type { RemoteAuthType, RemoteNode } from './remote-node.js';
+
+/** A node as the store keeps it: the credential only sealed. */
+export interface StoredRemoteNode {
+  readonly name: string;
+  readonly description: string;
+  readonly api_base_url: string;
+  readonly auth_type: RemoteAuthType;
+  readonly auth_token_sealed?: string;
+  readonly skip_tls_verify: boolean;
+  readonly timeout: number;
+  readonly updated_at: number;
+}
+
+/** A node as the admin API writes it: `auth_token` in clear, sealed before it is stored. */
+export type RemoteNodeInput = Omit<StoredRemoteNode, 'auth_token_sealed' | 'updated_at'> & { readonly auth_token?: string };
+
+interface StoreFile {
+  version: 1;
+  nodes: StoredRemoteNode[];
+}
+
+/**
+ * Remote nodes managed over the admin API, in one JSON file (`<dataDir>/remote-nodes.json`).
+ * Credentials are sealed with AES-256-GCM before they reach the file and opened only in
+ * memory, when a node is read for a call. Changes are serialized and each rewrite is
+ * atomic (temp file, fsync, rename), so concurrent API calls never lose one another's
+ * change and a crash never leaves half a file.
+ */
+export class RemoteNodeStore {
+  private nodes = new Map<string, StoredRemoteNode>();
+  private writing: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    readonly file: string,
+    private readonly cipher: CredentialCipher,
+  ) {}
+
+  static async open(file: string, cipher: CredentialCipher): Promise<RemoteNodeStore> {
+    const store = new RemoteNodeStore(file, cipher);
+    let text: string | undefined;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    if (text !== undefined) {
+      const parsed = JSON.parse(text) as StoreFile;
+      if (parsed?.version !== 1 || !Array.isArray(parsed.nodes)) throw new TypeError(`${file}: not a remote node store (version 1)`);
+      store.nodes = new Map(parsed.nodes.map((node) => [node.name, node]));
+    }
+    return store;
+  }
+
+  names(): string[] {
+    return [...this.nodes.keys()].sort();
+  }
+
+  /** The stored form (credential sealed): what the admin API shows, minus the seal. */
+  stored(name: string): StoredRemoteNode | undefined {
+    return this.nodes.get(name);
+  }
+
+  /** The usable node, its credential opened in memory. Throws EAGENTRPC_CREDENTIAL_INVALID when the seal does not authenticate. */
+  get(name: string): RemoteNode | undefined {
+    const stored = this.nodes.get(name);
+    if (!stored) return undefined;
+    const token = stored.auth_token_sealed === undefined ? undefined : new SecretValue(this.cipher.open(stored.auth_token_sealed, stored.name));
+    return {
+      name: stored.name,
+      description: stored.description,
+      apiBaseUrl: stored.api_base_url,
+      authType: stored.auth_type,
+      ...(token ? { authToken: token } : {}),
+      skipTlsVerify: stored.skip_tls_verify,
+      timeoutMs: stored.timeout,
+      source: 'store',
+    };
+  }
+
+  /** Creates (`mustExist: false`), replaces (`true`) or upserts (undefined). False when the condition does not hold. */
+  put(input: RemoteNodeInput, mustExist?: boolean): Promise<boolean> {
+    return this.change(() => {
+      const exists = this.nodes.has(input.name);
+      if (mustExist !== undefined && exists !== mustExist) return false;
+      const { auth_token, ...rest } = input;
+      this.nodes.set(input.name, { ...rest, ...(auth_token !== undefined ? { auth_token_sealed: this.cipher.seal(auth_token, input.name) } : {}), updated_at: Date.now() });
+      return true;
+    });
+  }
+
+  delete(name: string): Promise<boolean> {
+    return this.change(() => this.nodes.delete(name));
+  }
+
+  private change(apply: () => boolean): Promise<boolean> {
+    const next = this.writing.then(async () => {
+      const previous = new Map(this.nodes);
+      if (!apply()) return false;
+      try {
+        await this.persist();
+      } catch (error) {
+        this.nodes = previous;
+        throw error;
+      }
+      return true;
+    });
+    this.writing = next.catch(() => undefined);
+    return next;
+  }
+
+  private async persist(): Promise<void> {
+    const body: StoreFile = { version: 1, nodes: [...this.nodes.values()] };
+    const temp = `${this.file}.tmp`;
+    const handle = await open(temp, 'w', 0o600);
+    try {
+      await handle.writeFile(JSON.stringify(body, null, 2), 'utf8');
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, this.file);
+  }
+}

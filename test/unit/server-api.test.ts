@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { ApiTokens } from '../../src/server/api-tokens.js';
+import { roleCan, ROLES } from '../../src/server/roles.js';
+import { matchRoute } from '../../src/server/route-match.js';
+import type { ApiRoute } from '../../src/server/api-route.js';
+import { SecretValue } from '../../src/secrets/secret-value.js';
+import { HttpIngress } from '../../transports/http/http-ingress.js';
+
+describe('node API building blocks', () => {
+  it('roles - execute needs operator or above, admin only admin, everyone reads', () => {
+    expect(ROLES.filter((role) => roleCan(role, 'execute'))).toEqual(['operator', 'manager', 'admin']);
+    expect(ROLES.filter((role) => roleCan(role, 'admin'))).toEqual(['admin']);
+    expect(ROLES.every((role) => roleCan(role, 'read'))).toBe(true);
+  });
+
+  it('api tokens - a bearer token maps to its user and role; anything else to nobody', () => {
+    const tokens = new ApiTokens([
+      { user: 'alice', role: 'operator', token: new SecretValue('tok-a') },
+      { user: 'root', role: 'admin', token: new SecretValue('tok-r') },
+    ]);
+    expect(tokens.authenticate('Bearer tok-a')).toEqual({ user: 'alice', role: 'operator' });
+    expect(tokens.authenticate('bearer tok-r')).toEqual({ user: 'root', role: 'admin' });
+    for (const header of [undefined, '', 'tok-a', 'Bearer tok-b', 'Basic dG9rLWE=', 'Bearer tok-a extra']) expect(tokens.authenticate(header)).toBeUndefined();
+    expect(() => new ApiTokens([{ user: 'a', role: 'viewer', token: new SecretValue('x') }, { user: 'b', role: 'admin', token: new SecretValue('x') }])).toThrow(TypeError);
+  });
+
+  it('route match - named segments are decoded; a wrong method lists the allowed ones', () => {
+    const handle = async () => ({ status: 200, body: null });
+    const routes: ApiRoute[] = [
+      { method: 'GET', pattern: '/api/v1/remote-nodes/:name', permission: 'admin', handle },
+      { method: 'DELETE', pattern: '/api/v1/remote-nodes/:name', permission: 'admin', handle },
+    ];
+    expect(matchRoute(routes, 'GET', '/api/v1/remote-nodes/node%20b')).toMatchObject({ params: { name: 'node b' } });
+    expect(matchRoute(routes, 'PUT', '/api/v1/remote-nodes/x')).toEqual({ allowed: ['GET', 'DELETE'] });
+    expect(matchRoute(routes, 'GET', '/api/v1/remote-nodes')).toBeUndefined();
+    expect(matchRoute(routes, 'GET', '/api/v1/remote-nodes/%E0%A4%A')).toBeUndefined();
+  });
+
+  it('http ingress - requests go to a subscriber in turn; replies reach the waiting listener by causedBy', async () => {
+    const ingress = new HttpIngress();
+    const seen: string[] = [];
+    ingress.subscribe('agents.a.requests', (delivery) => {
+      seen.push(`one:${delivery.coordinates.deliveryId}`);
+      delivery.ack();
+    });
+    ingress.subscribe('agents.a.requests', (delivery) => {
+      seen.push(`two:${delivery.coordinates.deliveryId}:${delivery.attempt}`);
+      if (delivery.attempt === 1) delivery.nack({ delayMs: 1 });
+      else delivery.ack();
+    });
+    await ingress.deliver('agents.a.requests', Buffer.from('{}'), 's1');
+    await ingress.deliver('agents.a.requests', Buffer.from('{}'), 's2');
+    expect(seen).toEqual(['one:s1', 'two:s2:1', 'one:s2']);
+    await expect(ingress.deliver('agents.b.requests', Buffer.from('{}'), 's3')).rejects.toThrow(/no agent of this node consumes agents.b.requests/);
+
+    const replies: string[] = [];
+    const listener = (body: Uint8Array): void => void replies.push(Buffer.from(body).toString());
+    ingress.awaitReplies('m-1', listener);
+    expect(ingress.routeReply(Buffer.from('{"causedBy":"m-1","n":1}'))).toBe(true);
+    expect(ingress.routeReply(Buffer.from('{"causedBy":"m-2"}'))).toBe(false);
+    expect(ingress.routeReply(Buffer.from('not json'))).toBe(false);
+    ingress.release('m-1', listener);
+    expect(ingress.routeReply(Buffer.from('{"causedBy":"m-1"}'))).toBe(false);
+    expect(replies).toEqual(['{"causedBy":"m-1","n":1}']);
+  });
+});

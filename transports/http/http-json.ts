@@ -1,0 +1,96 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { RemoteNode } from '../../src/server/remote-nodes/remote-node.js';
+
+/** Limits of one HTTP exchange with a remote node. */
+export const CONNECT_TIMEOUT_MS = 10_000;
+export const RESPONSE_TIMEOUT_MS = 30_000;
+const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
+export interface JsonAnswer {
+  readonly status: number;
+  readonly body: unknown;
+}
+
+/**
+ * The exchange never produced an HTTP answer: refused, reset, DNS, TLS, a timeout, or the
+ * connection closed before the response was complete. The message names the node, never
+ * a credential.
+ */
+export class NetworkError extends Error {
+  constructor(message: string, cause?: unknown) {
+    super(message, { cause });
+    this.name = 'NetworkError';
+  }
+}
+
+/**
+ * One JSON request to a remote node's API, over node:http(s) rather than fetch: it gives
+ * a connect timeout separate from the response timeout, and `skip_tls_verify` per node
+ * without a global agent setting.
+ */
+export function requestJson(node: RemoteNode, method: 'GET' | 'POST', path: string, body?: unknown, signal?: AbortSignal): Promise<JsonAnswer> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(path, `${node.apiBaseUrl}/`);
+    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body), 'utf8');
+    const headers: Record<string, string | number> = { accept: 'application/json', ...authorization(node) };
+    if (payload) Object.assign(headers, { 'content-type': 'application/json', 'content-length': payload.length });
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const where = `${node.name} (${url.origin})`;
+    let settled = false;
+    const fail = (message: string, cause?: unknown): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(responseTimer);
+      req.destroy();
+      reject(new NetworkError(`${message}: ${where}`, cause));
+    };
+    const req = send(url, { method, headers, ...(url.protocol === 'https:' ? { rejectUnauthorized: !node.skipTlsVerify } : {}), signal });
+    const responseTimer = setTimeout(() => fail(`no response within ${RESPONSE_TIMEOUT_MS / 1000} s`), RESPONSE_TIMEOUT_MS);
+    req.on('socket', (socket) => {
+      if (!socket.connecting) return;
+      const connectTimer = setTimeout(() => fail(`could not connect within ${CONNECT_TIMEOUT_MS / 1000} s`), CONNECT_TIMEOUT_MS);
+      socket.once('connect', () => clearTimeout(connectTimer));
+      socket.once('close', () => clearTimeout(connectTimer));
+    });
+    req.on('error', (error: NodeJS.ErrnoException) => fail(error.name === 'AbortError' ? 'aborted' : `${error.code ?? error.message}`, error));
+    req.on('response', (res: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_RESPONSE_BYTES) fail('response larger than 16 MiB');
+        else chunks.push(chunk);
+      });
+      res.on('error', (error) => fail('response interrupted', error));
+      res.on('aborted', () => fail('response interrupted'));
+      res.on('end', () => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(responseTimer);
+        const text = Buffer.concat(chunks).toString('utf8');
+        let parsed: unknown = text;
+        try {
+          parsed = text.length > 0 ? JSON.parse(text) : undefined;
+        } catch {
+          // Not JSON (a proxy's error page): keep the text for the error message.
+        }
+        resolve({ status: res.statusCode ?? 0, body: parsed });
+      });
+    });
+    req.end(payload);
+  });
+}
+
+function authorization(node: RemoteNode): Record<string, string> {
+  if (node.authType === 'none' || node.authToken === undefined) return {};
+  if (node.authType === 'basic') return { authorization: `Basic ${Buffer.from(node.authToken.reveal(), 'utf8').toString('base64')}` };
+  return { authorization: `Bearer ${node.authToken.reveal()}` };
+}
+
+/** The server's own words for an error answer: its `error` field, else the text, shortened. */
+export function errorText(answer: JsonAnswer): string {
+  const body = answer.body;
+  const text = typeof body === 'object' && body !== null && typeof (body as { error?: unknown }).error === 'string' ? (body as { error: string }).error : typeof body === 'string' ? body : JSON.stringify(body ?? '');
+  return text.length > 300 ? `${text.slice(0, 300)}…` : text;
+}
