@@ -34,6 +34,7 @@ beforeAll(async () => {
     ADMIN_TOKEN: tokens.admin,
     PEER_URL: `http://127.0.0.1:${ports[other]}`,
     PEER_TOKEN: tokens[other],
+    NODE_STORE_KEY: randomBytes(32).toString('base64'),
   });
   daemons.push(...(await Promise.all([DaemonProcess.start(dirs.alpha, envOf('alpha', 'beta'), ports.alpha), DaemonProcess.start(dirs.beta, envOf('beta', 'alpha'), ports.beta)])));
   alphaApi = new SessionApiClient(`http://127.0.0.1:${ports.alpha}`);
@@ -123,5 +124,29 @@ describe('http transport between two daemons', () => {
     } finally {
       await caller.close();
     }
+  });
+
+  it('remote nodes API - admin only; stored nodes override config ones and never show a credential', async () => {
+    const nodes = (method: string, path: string, token: string, body?: unknown) => alphaApi.call(method, `/api/v1/remote-nodes${path}`, token, body);
+    expect((await nodes('GET', '', tokens.alpha)).status).toBe(403);
+    const listed = await nodes('GET', '', tokens.admin);
+    expect(listed.body.nodes).toEqual([expect.objectContaining({ name: 'peer-node', source: 'config', has_auth_token: true })]);
+
+    // A stored node of the same name wins: alpha now reaches "beta" at a port nobody serves.
+    const deadPort = await freePort();
+    const stored = await nodes('PUT', '/peer-node', tokens.admin, { api_base_url: `http://127.0.0.1:${deadPort}`, auth_token: 'stored-secret-token', timeout: '5s' });
+    expect(stored.status).toBe(201);
+    expect(stored.body).toMatchObject({ name: 'peer-node', source: 'store', has_auth_token: true, timeout: 5000 });
+    expect(JSON.stringify(stored.body)).not.toContain('stored-secret-token');
+    expect(readFileSync(join(dirs.alpha, 'data', 'remote-nodes.json'), 'utf8')).not.toContain('stored-secret-token');
+    const unreachable = await askAlpha('ask: agent://beta: echo: via the store');
+    expect(unreachable.error).toMatchObject({ code: 'EAGENTRPC_REMOTE_UNREACHABLE' });
+
+    expect((await nodes('POST', '', tokens.admin, { name: 'peer-node', api_base_url: 'http://x', auth_type: 'none' })).status).toBe(409);
+    expect((await nodes('POST', '', tokens.admin, { name: 'Bad Name', api_base_url: 'http://x', auth_type: 'none' })).body.error).toMatch(/^bad request: name: /);
+    expect((await nodes('DELETE', '/peer-node', tokens.admin)).status).toBe(204);
+    expect((await nodes('DELETE', '/peer-node', tokens.admin)).status).toBe(409);
+    expect((await nodes('DELETE', '/nothing', tokens.admin)).status).toBe(404);
+    expect((await askAlpha('ask: agent://beta: echo: config again')).messages.at(-1).content).toBe('agent://beta says: config again');
   });
 });

@@ -13,7 +13,7 @@ export interface HttpNodeSpec {
  * Writes the config directory of a node whose agent serves `assist` (the scripted handler
  * of test/fixtures/config/session-node) and reaches its peers through the session API of
  * the node at $PEER_URL with $PEER_TOKEN. Inbound, $INBOUND_TOKEN is an operator and
- * $ADMIN_TOKEN an admin.
+ * $ADMIN_TOKEN an admin; the node store's key is $NODE_STORE_KEY.
  */
 export function writeHttpNodeConfig(spec: HttpNodeSpec): string {
   const dir = mkdtempSync(join(tmpdir(), `http-node-${spec.id}-`));
@@ -40,6 +40,7 @@ remote_nodes:
     auth_type: token
     auth_token: "\${env:PEER_TOKEN}"
     timeout: 30s
+remote_node_store: { keyRef: "\${env:NODE_STORE_KEY}" }
 dataDir: ./data
 `,
   );
