@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { toolPolicySchema } from '../agent/agent-tools.js';
 import { ROLES } from '../server/roles.js';
 import { receiverAuthSchema } from './auth-config.js';
 import { remoteNodesConfigSchema, remoteNodeStoreConfigSchema } from './remote-nodes-config.js';
@@ -18,7 +19,7 @@ export const agentFileSchema = z.strictObject({
     instanceId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 characters of [A-Za-z0-9_-]').optional(),
   }),
   /** Tools the agent's handlers may use by default (e.g. RequestAgent). */
-  tools: z.strictObject({ defaults: z.array(z.string().min(1)).default([]) }).optional(),
+  tools: z.strictObject({ defaults: z.array(z.string().min(1)).default([]), policy: toolPolicySchema.default({}) }).optional(),
   permissions: z.strictObject({ allow: permissionList, deny: permissionList }).optional(),
   rpc: z.strictObject({ auth: receiverAuthSchema.optional() }).optional(),
   /** capability → module path (relative to this file) whose default export is the handler. */

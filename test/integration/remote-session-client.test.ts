@@ -2,6 +2,9 @@ import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { buildAgentTools } from '../../src/agent/index.js';
+import { FileAuditLog } from '../../src/audit/file-audit-log.js';
+import { readAuditLog } from '../../src/audit/read-audit-log.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { startDaemon, type RunningDaemon } from '../../src/runtime/daemon.js';
 import { SecretValue } from '../../src/secrets/secret-value.js';
@@ -147,5 +150,17 @@ describe('remote session client against a real node', () => {
     const refused = await runRemoteSession(basic, { message: 'echo: x' }).catch((e: unknown) => e);
     expect(refused).toMatchObject({ code: 'EAGENTRPC_REMOTE_API', details: { status: 401 } });
     expect(proxy.requests.at(-1)!.authorization).toBe(`Basic ${Buffer.from('alice:s3cret').toString('base64')}`);
+  });
+
+  it('client - the remote_agent tool runs a real remote session and audits its id', async () => {
+    const node = await nodeThroughProxy();
+    const [tool] = await buildAgentTools({ policy: { remote_agent: true }, resolver: { list: async () => [node], get: async () => node }, delegated: false });
+    const file = join(mkdtempSync(join(tmpdir(), 'tool-audit-')), 'audit.jsonl');
+    const audit = await FileAuditLog.open({ path: file });
+    const result = await tool!.execute({ node: 'assistant-node', message: 'echo: from a tool' }, { principal: { user: 'alice', role: 'operator' }, agentId: 'caller', audit, logger: silentLogger });
+    expect(result).toEqual({ output: 'from a tool' });
+    await audit.close();
+    const [record] = await readAuditLog(file, { kind: 'remote_agent_exec' });
+    expect(record).toMatchObject({ node: 'assistant-node', message_length: 17, remote_session_id: sessionIdsOf('POST')[0] });
   });
 });
