@@ -44,6 +44,8 @@ export const agentFileSchema = z.strictObject({
       maxFlowMs: z.int().min(1).optional(),
       maxCallsPerMinute: z.int().min(1).optional(),
       maxCallsPerFlow: z.int().min(1).optional(),
+      /** Whole-flow counts shared between processes (docs/guard.md). */
+      store: z.strictObject({ kind: z.literal('redis'), url: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL'), keyPrefix: z.string().min(1).optional() }).optional(),
     })
     .optional(),
   log: z.strictObject({ level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info') }).optional(),

@@ -47,17 +47,31 @@ export function checkCall(from: string, to: string, next: FlowState, now: number
     return { rule: 'depth', message: `${PREFIX}effective call depth ${depth} exceeds limit (max ${limits.maxDepth})`, value: depth, limit: limits.maxDepth };
   }
   const agents = new Set(next.chain).size;
-  if (agents > limits.maxAgents) {
-    return { rule: 'agents', message: `${PREFIX}flow involves too many sessions (${agents}, max ${limits.maxAgents})`, value: agents, limit: limits.maxAgents };
-  }
+  const lastMinute = next.recent.filter((at) => at > now - 60_000).length;
+  const counts = { agents, lastMinute, calls: next.calls };
+  if (agents > limits.maxAgents) return checkFlowCounts(counts, limits);
   const age = now - next.startedAt;
   if (age > limits.maxFlowMs) return { rule: 'duration', message: `${PREFIX}flow timeout (max ${minutes(limits.maxFlowMs)})`, value: age, limit: limits.maxFlowMs };
-  const lastMinute = next.recent.filter((at) => at > now - 60_000).length;
-  if (lastMinute > limits.maxCallsPerMinute) {
-    return { rule: 'rate', message: `${PREFIX}call rate limit exceeded (max ${limits.maxCallsPerMinute}/minute)`, value: lastMinute, limit: limits.maxCallsPerMinute };
+  return checkFlowCounts(counts, limits);
+}
+
+/** A flow's counts across all its branches: distinct agents, calls in the last minute, calls in all. */
+export interface FlowCounts {
+  readonly agents: number;
+  readonly lastMinute: number;
+  readonly calls: number;
+}
+
+/** The rules that need the whole flow's counts (agents, rate, total), in that order. */
+export function checkFlowCounts(counts: FlowCounts, limits: GuardLimits): GuardViolation | undefined {
+  if (counts.agents > limits.maxAgents) {
+    return { rule: 'agents', message: `${PREFIX}flow involves too many sessions (${counts.agents}, max ${limits.maxAgents})`, value: counts.agents, limit: limits.maxAgents };
   }
-  if (next.calls > limits.maxCallsPerFlow) {
-    return { rule: 'total', message: `${PREFIX}total call limit exceeded (max ${limits.maxCallsPerFlow} per flow)`, value: next.calls, limit: limits.maxCallsPerFlow };
+  if (counts.lastMinute > limits.maxCallsPerMinute) {
+    return { rule: 'rate', message: `${PREFIX}call rate limit exceeded (max ${limits.maxCallsPerMinute}/minute)`, value: counts.lastMinute, limit: limits.maxCallsPerMinute };
+  }
+  if (counts.calls > limits.maxCallsPerFlow) {
+    return { rule: 'total', message: `${PREFIX}total call limit exceeded (max ${limits.maxCallsPerFlow} per flow)`, value: counts.calls, limit: limits.maxCallsPerFlow };
   }
   return undefined;
 }

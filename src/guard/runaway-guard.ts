@@ -3,7 +3,8 @@ import { RpcError } from '../errors.js';
 import { collapseChain } from './collapse-chain.js';
 import { decodeFlowState, encodeFlowState, FLOW_HEADER, RECENT_CALLS_KEPT, type FlowState } from './flow-state.js';
 import { FlowTable } from './flow-table.js';
-import { checkCall, DEFAULT_GUARD_LIMITS, type GuardLimits, type GuardViolation } from './guard-rules.js';
+import { checkCall, checkFlowCounts, DEFAULT_GUARD_LIMITS, type GuardLimits, type GuardViolation } from './guard-rules.js';
+import type { FlowStore } from './flow-store.js';
 
 /** A refused call: the rule it broke, between which agents. */
 export interface GuardRefusal {
@@ -26,6 +27,8 @@ export interface GuardDecision {
 }
 
 export const IDLE_HOP_MS = 10;
+/** A shared store slower than this is treated as unavailable for that call. */
+export const STORE_TIMEOUT_MS = 1_000;
 export const IDLE_HOPS_WARNING = 5;
 
 const idOf = (uri: string): string => uri.slice('agent://'.length);
@@ -43,7 +46,16 @@ export class RunawayGuard {
   /** When each request being handled here arrived (messageId → ms), for the idle-hop warning. */
   private readonly arrivals = new Map<string, number>();
 
-  constructor(limits: Partial<GuardLimits> = {}) {
+  /**
+   * `store`: the whole flow's counts shared between processes (docs/guard.md). When it
+   * fails, calls are admitted on what envelopes and this process know, and `onStoreError`
+   * hears about it.
+   */
+  constructor(
+    limits: Partial<GuardLimits> = {},
+    readonly store?: FlowStore,
+    private readonly onStoreError: (error: unknown) => void = () => {},
+  ) {
     this.limits = { ...DEFAULT_GUARD_LIMITS, ...limits };
     for (const [field, value] of Object.entries(this.limits)) {
       if (!Number.isInteger(value) || value < 1) throw new RangeError(`guard.${field} must be a positive integer, got ${String(value)}`);
@@ -90,6 +102,31 @@ export class RunawayGuard {
     this.table.record(envelope.correlationId, state, now);
     this.noteArrival(envelope.messageId, now);
     return undefined;
+  }
+
+  /**
+   * Receiver side, after `admit` passed: checks and records the call in the shared store,
+   * so agents, rate and total count every branch of the flow in every process.
+   */
+  async admitShared(envelope: AgentRpcEnvelope, now: number): Promise<GuardRefusal | undefined> {
+    const state = this.store && envelope.causedBy !== undefined ? decodeFlowState(envelope.headers?.[FLOW_HEADER]) : undefined;
+    if (!this.store || !state) return undefined;
+    const call = { correlationId: envelope.correlationId, messageId: envelope.messageId, agents: state.chain, startedAt: state.startedAt, now };
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`flow store did not answer within ${STORE_TIMEOUT_MS} ms`)), STORE_TIMEOUT_MS);
+    });
+    try {
+      const result = await Promise.race([this.store.record(call, this.limits), timeout]);
+      if (result.admitted) return undefined;
+      const violation = checkFlowCounts(result.counts, this.limits);
+      return violation ? { violation, from: idOf(envelope.from), to: idOf(envelope.to) } : undefined;
+    } catch (error) {
+      this.onStoreError(error);
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private noteArrival(messageId: string, now: number): void {

@@ -4,6 +4,8 @@ import { internalAuth } from '../auth/internal-provider.js';
 import { noAudit, type AuditLog } from '../audit/audit-log.js';
 import { RunawayGuard } from '../guard/runaway-guard.js';
 import type { GuardLimits } from '../guard/guard-rules.js';
+import type { FlowStore } from '../guard/flow-store.js';
+import { guardStoreErrorReporter } from './guard-report.js';
 import { systemClock, type Clock } from '../clock.js';
 import { MemoryDlqSink } from '../dlq/memory-sink.js';
 import type { DlqSink } from '../dlq/record.js';
@@ -57,6 +59,8 @@ export interface AgentNodeOptions {
   readonly peerCapabilities?: Readonly<Record<string, readonly CapabilitySchema[]>>;
   /** Runaway-guard limits for flows through this node (see docs/guard.md). */
   readonly guard?: Partial<GuardLimits>;
+  /** Whole-flow counts shared between processes (e.g. RedisFlowStore); the node does not close it. */
+  readonly guardStore?: FlowStore;
   /** Where every auth decision is recorded (`auth_check`). Default: not recorded. */
   readonly audit?: AuditLog;
   readonly dlq?: DlqSink;
@@ -135,7 +139,7 @@ export class AgentNode {
       permissions: compilePermissions(options.permissions),
       auth: checkAuth(options.auth ?? internalAuth),
       audit: options.audit ?? noAudit,
-      guard: new RunawayGuard(options.guard),
+      guard: new RunawayGuard(options.guard, options.guardStore, guardStoreErrorReporter(logger, metrics)),
       schemas: new CapabilitySchemas(options.capabilities ?? [], `agent ${options.id}`),
       peerSchemas: new Map(
         Object.entries(options.peerCapabilities ?? {}).map(([peer, capabilities]) => [normalizeAgentUri(peer), new CapabilitySchemas(capabilities, `peerCapabilities.${peer}`)]),

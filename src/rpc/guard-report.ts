@@ -1,3 +1,5 @@
+import type { Logger } from '../observability/logger.js';
+import type { RpcMetrics } from '../observability/metrics.js';
 import { noAudit } from '../audit/audit-log.js';
 import { recursionLogLine, type GuardViolation } from '../guard/guard-rules.js';
 import type { NodeCore } from './node-core.js';
@@ -19,4 +21,20 @@ export function reportGuardRejection(core: NodeCore, violation: GuardViolation, 
   if (core.logger.isLevelEnabled('warn')) {
     core.logger.warn({ correlationId, from, to, rule: violation.rule, value: violation.value, limit: violation.limit }, recursionLogLine(from, to, violation));
   }
+}
+
+/**
+ * What happens when the shared flow store fails: the call is admitted on envelope and
+ * local counts; each failure is counted, and logged at most every 10 s per node (a Redis
+ * outage must not flood the logs).
+ */
+export function guardStoreErrorReporter(logger: Logger, metrics: RpcMetrics): (error: unknown) => void {
+  let lastWarning = 0;
+  return (error) => {
+    metrics.guardWarning?.('store-unavailable');
+    const now = Date.now();
+    if (now - lastWarning < 10_000) return;
+    lastWarning = now;
+    logger.warn({ err: error }, '[RECURSION] flow store unavailable: whole-flow counts fall back to envelope and local counts');
+  };
 }

@@ -144,7 +144,8 @@ export class Inbox {
       if (claim.state === 'in-progress') return delivery.nack({ delayMs: retryDelay(core.limits.retryDelayMs, delivery.attempt) });
       return deliverFinalReply(core, envelope, dedupeKey, delivery, transport, claim.reply, this.deadLetterFor(delivery, transport, envelope));
     }
-    const refused = core.guard.admit(envelope, core.clock.now());
+    let refused = core.guard.admit(envelope, core.clock.now());
+    if (!refused && core.guard.store) refused = await core.guard.admitShared(envelope, core.clock.now());
     if (refused) {
       reportGuardRejection(core, refused.violation, refused.from, refused.to, envelope.correlationId);
       const error = guardError(refused.violation, refused.from, refused.to);

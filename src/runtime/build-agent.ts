@@ -5,6 +5,7 @@ import { dataDirOf, type AgentConfig } from '../config/agent-config.js';
 import { buildReceiverAuth } from '../config/build-auth.js';
 import { toPeerEntries } from '../config/peers-file.js';
 import { JsonlDlqSink } from '../dlq/jsonl-file-sink.js';
+import type { FlowStore } from '../guard/flow-store.js';
 import type { IdempotencyStore } from '../idempotency/store.js';
 import type { Logger } from '../observability/logger.js';
 import type { RpcMetrics } from '../observability/metrics.js';
@@ -56,6 +57,14 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
   closers.push(() => audit.close());
   const authContext = { resolveSecret: (ref: string) => secrets.resolve(ref, config.dir), file: agent.file, field: 'rpc.auth', lineOf: (f: string) => agent.lineOf(['rpc', 'auth', f]) };
   const auth = agent.value.rpc?.auth ? await buildReceiverAuth(agent.value.rpc.auth, authContext) : undefined;
+  const { store: guardStoreConfig, ...guardLimits } = agent.value.guard ?? {};
+  let guardStore: FlowStore | undefined;
+  if (guardStoreConfig) {
+    const { RedisFlowStore } = await import('../guard/redis-flow-store.js');
+    const store = await RedisFlowStore.connect(guardStoreConfig, (error) => logger.debug({ err: error, agentId: id }, 'flow store connection error'));
+    closers.push(() => store.close());
+    guardStore = store;
+  }
   const peerEntries = peers ? await toPeerEntries(peers, { resolveSecret: (ref, baseDir) => secrets.resolve(ref, baseDir) }) : [];
   const { drainTimeoutMs, pendingCapacity, maxInflight, ...limits } = agent.value.limits ?? {};
   const topics = {
@@ -74,7 +83,8 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
     topics,
     ...(auth ? { auth } : {}),
     audit,
-    ...(agent.value.guard ? { guard: agent.value.guard } : {}),
+    ...(guardLimits ? { guard: guardLimits } : {}),
+    ...(guardStore ? { guardStore } : {}),
     capabilities: capabilities.value.capabilities,
     dlq: new JsonlDlqSink({ path: join(dataDir, 'dlq.jsonl') }),
     ...(options.approvals ? { approvals: options.approvals } : {}),

@@ -7,6 +7,8 @@ import { hmacAuth } from '../../src/auth/hmac-provider.js';
 import type { AuthProvider } from '../../src/auth/provider.js';
 import type { GuardLimits } from '../../src/guard/guard-rules.js';
 import { AgentNode } from '../../src/rpc/agent-node.js';
+import { RedisFlowStore } from '../../src/guard/redis-flow-store.js';
+import type { FlowStore } from '../../src/guard/flow-store.js';
 import { SqliteIdempotencyStore } from '../../src/idempotency/sqlite-store.js';
 import type { RequestAgentOptions } from '../../src/rpc/request-agent.js';
 import type { Delivery, RpcTransport } from '../../src/transport.js';
@@ -28,6 +30,12 @@ export interface AgentProcessConfig {
   readonly hmac?: { readonly keys: Readonly<Record<string, string>>; readonly signingKeyId: string };
   /** Runaway-guard limits. */
   readonly guard?: Partial<GuardLimits>;
+  /** Whole-flow guard counts in this Redis (shared by every process given the same URL). */
+  readonly guardStoreUrl?: string;
+  /** This process's clock runs this far ahead: time passing, without waiting for it. */
+  readonly clockOffsetMs?: number;
+  /** More agents hosted in this process, each its own node with the same handlers and peers. */
+  readonly alsoIds?: readonly string[];
   /** Per-peer call timeout for `relay`, default 30 s. */
   readonly relayTimeoutMs?: number;
 }
@@ -61,20 +69,51 @@ function hmacFrom(settings: NonNullable<AgentProcessConfig['hmac']>): AuthProvid
 }
 
 async function main(config: AgentProcessConfig): Promise<void> {
-  let transport = await createTransport(config.transport, config.id);
-  if (config.killOnAckOf) transport = killOnAck(transport, config.killOnAckOf);
   const store = config.sqlitePath ? await SqliteIdempotencyStore.open({ path: config.sqlitePath }) : undefined;
+  const guardStore = config.guardStoreUrl ? await RedisFlowStore.connect({ url: config.guardStoreUrl }) : undefined;
+  const node = await startAgent(config.id, config, store, guardStore);
+  const others = await Promise.all((config.alsoIds ?? []).map((id) => startAgent(id, config, undefined, guardStore)));
+  node.on('agent.rpc.response', (event) => send({ type: 'bus', name: 'agent.rpc.response', event: plain(event) }));
+  node.on('agent.rpc.event', (event) => send({ type: 'bus', name: 'agent.rpc.event', event: plain(event) }));
+
+  process.on('message', (message: ParentMessage) => {
+    if (message.type === 'close') {
+      void Promise.all([node, ...others].map((n) => n.close())).then(async () => {
+        await store?.close();
+        await guardStore?.close();
+        process.exit(0);
+      });
+      return;
+    }
+    const progress: unknown[] = [];
+    void node.requestAgent({ ...message.options, onProgress: (d) => progress.push(d) }).then((result) => {
+      send({ type: 'result', id: message.id, result: { ...(plain(result) as object), progress } });
+    });
+  });
+  send({ type: 'ready' });
+}
+
+/** Errors become their wire form so they survive IPC. */
+function plain(value: object): unknown {
+  return JSON.parse(JSON.stringify(value, (_key, v: unknown) => (v instanceof Error && 'toWire' in v ? (v as { toWire(): unknown }).toWire() : v)));
+}
+
+async function startAgent(id: string, config: AgentProcessConfig, store: SqliteIdempotencyStore | undefined, guardStore: FlowStore | undefined): Promise<AgentNode> {
+  let transport = await createTransport(config.transport, id);
+  if (config.killOnAckOf) transport = killOnAck(transport, config.killOnAckOf);
   const node = new AgentNode({
-    id: config.id,
+    id,
     instanceId: config.instanceId,
     transports: [transport],
-    peers: config.peers.map((id) => ({ id, routes: [{ kind: transport.kind }] })),
+    peers: config.peers.map((peer) => ({ id: peer, routes: [{ kind: transport.kind }] })),
     ...(store ? { idempotency: { store } } : {}),
     ...(config.hmac ? { auth: hmacFrom(config.hmac) } : {}),
     ...(config.guard ? { guard: config.guard } : {}),
+    ...(guardStore ? { guardStore } : {}),
+    ...(config.clockOffsetMs ? { clock: { now: () => Date.now() + config.clockOffsetMs! } } : {}),
   });
   node.handle('echo', (input) => input);
-  node.handle('whoami', () => ({ id: config.id, instanceId: node.core.instanceId }));
+  node.handle('whoami', () => ({ id, instanceId: node.core.instanceId }));
   node.handle('count', (_input, ctx) => {
     if (!config.effectsFile) throw new Error('count needs effectsFile');
     appendFileSync(config.effectsFile, `${ctx.envelope.messageId}\n`);
@@ -88,13 +127,13 @@ async function main(config: AgentProcessConfig): Promise<void> {
   // back forever, `fan-out` makes n calls from one handler.
   node.handle<{ path: string[] }>('route', async (input, ctx) => {
     const [next, ...rest] = input.path;
-    if (next === undefined) return [config.id];
+    if (next === undefined) return [id];
     const result = await ctx.requestAgent<string[]>({ to: next, capability: 'route', payload: { path: rest } });
     if (result.status !== 'ok') throw result.error;
-    return [config.id, ...result.response!];
+    return [id, ...result.response!];
   });
   node.handle<{ other: string }>('bounce', async (input, ctx) => {
-    const result = await ctx.requestAgent({ to: input.other, capability: 'bounce', payload: { other: config.id } });
+    const result = await ctx.requestAgent({ to: input.other, capability: 'bounce', payload: { other: id } });
     if (result.status !== 'ok') throw result.error;
     return result.response;
   });
@@ -111,29 +150,17 @@ async function main(config: AgentProcessConfig): Promise<void> {
     await ctx.respond({ ok: true, data: 'step-2' }, { progress: true });
     return 'final';
   });
-  node.on('agent.rpc.response', (event) => send({ type: 'bus', name: 'agent.rpc.response', event: plain(event) }));
-  node.on('agent.rpc.event', (event) => send({ type: 'bus', name: 'agent.rpc.event', event: plain(event) }));
+  // Parallel branches of one flow: each target runs `fan-out` with its own calls.
+  node.handle<{ branches: Array<{ via: string; to: string; n: number }> }>('spread', async (input, ctx) =>
+    Promise.all(
+      input.branches.map(async (branch) => {
+        const result = await ctx.requestAgent<string[]>({ to: branch.via, capability: 'fan-out', payload: { to: branch.to, n: branch.n }, timeoutMs: 60_000 });
+        return result.status === 'ok' ? result.response : [`${result.error?.code}: ${result.error?.message}`];
+      }),
+    ),
+  );
   await node.start();
-
-  process.on('message', (message: ParentMessage) => {
-    if (message.type === 'close') {
-      void node.close().then(async () => {
-        await store?.close();
-        process.exit(0);
-      });
-      return;
-    }
-    const progress: unknown[] = [];
-    void node.requestAgent({ ...message.options, onProgress: (d) => progress.push(d) }).then((result) => {
-      send({ type: 'result', id: message.id, result: { ...(plain(result) as object), progress } });
-    });
-  });
-  send({ type: 'ready' });
-}
-
-/** Errors become their wire form so they survive IPC. */
-function plain(value: object): unknown {
-  return JSON.parse(JSON.stringify(value, (_key, v: unknown) => (v instanceof Error && 'toWire' in v ? (v as { toWire(): unknown }).toWire() : v)));
+  return node;
 }
 
 main(JSON.parse(process.argv[2] ?? '{}') as AgentProcessConfig).catch((error: unknown) => {

@@ -13,3 +13,4 @@ export {
   type MavenRunner,
 } from './kafka-server.js';
 export { kafkaBrokersFromEnv, natsUrlFromEnv } from './env-brokers.js';
+export { startRedisServer, type RedisServerHandle } from './redis-server.js';
