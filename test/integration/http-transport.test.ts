@@ -110,6 +110,19 @@ describe('http transport between two daemons', () => {
     }
   });
 
+  it("http - an event the remote node never got is kept in the caller's DLQ as remote-failed", async () => {
+    const caller = await outsideCaller(tokens.beta, await freePort());
+    try {
+      const sent = await caller.requestAgent({ to: 'agent://beta', capability: 'assist', payload: { message: 'echo: lost' }, mode: 'fire-and-forget' });
+      expect(sent.status).toBe('ok');
+      await until(async () => (await caller.dlq.list()).length > 0, 20_000);
+      const [record] = await caller.dlq.list();
+      expect(record).toMatchObject({ kind: 'remote-failed', reason: 'EAGENTRPC_REMOTE_UNREACHABLE', transport: 'http', coordinates: { topic: 'beta-node' }, envelope: { capability: 'assist', to: 'agent://beta' } });
+    } finally {
+      await caller.close();
+    }
+  });
+
   it("http - the caller's deadline cancels the remote session; so does aborting the call", async () => {
     const caller = await outsideCaller(tokens.beta);
     try {
