@@ -14,36 +14,58 @@ export interface JsonAnswer {
 
 /**
  * The exchange never produced an HTTP answer: refused, reset, DNS, TLS, a timeout, or the
- * connection closed before the response was complete. The message names the node, never
- * a credential.
+ * connection closed before the response was complete. `reason` is the short cause
+ * (`ECONNREFUSED`, `no response within 30 s`, ...); the message adds the node and its
+ * URL without userinfo, never a credential.
  */
 export class NetworkError extends Error {
-  constructor(message: string, cause?: unknown) {
-    super(message, { cause });
+  constructor(
+    readonly reason: string,
+    where: string,
+    cause?: unknown,
+  ) {
+    super(`${reason} (${where})`, { cause });
     this.name = 'NetworkError';
   }
 }
 
+/** A URL fit for messages and logs: userinfo, query and fragment removed (any may hold a credential). */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    parsed.username = '';
+    parsed.password = '';
+    parsed.search = '';
+    parsed.hash = '';
+    return parsed.toString().replace(/\/$/, '');
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
 /**
- * One JSON request to a remote node's API, over node:http(s) rather than fetch: it gives
- * a connect timeout separate from the response timeout, and `skip_tls_verify` per node
- * without a global agent setting.
+ * One JSON request to a remote node's API, over node:http(s) rather than fetch: Node's
+ * bundled fetch (undici) cannot be given a connect timeout or `rejectUnauthorized: false`
+ * without installing undici itself for its `Agent`, whereas node:http(s) gives a connect
+ * timeout separate from the response timeout and `skip_tls_verify` per request, with no
+ * dependency and no global agent setting.
  */
 export function requestJson(node: RemoteNode, method: 'GET' | 'POST', path: string, body?: unknown, signal?: AbortSignal): Promise<JsonAnswer> {
   return new Promise((resolve, reject) => {
-    const url = new URL(path, `${node.apiBaseUrl}/`);
+    // Appended, not resolved: a base URL with a path prefix (https://host/agents) keeps it.
+    const url = new URL(`${node.apiBaseUrl.replace(/\/+$/, '')}${path}`);
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body), 'utf8');
     const headers: Record<string, string | number> = { accept: 'application/json', ...authorization(node) };
     if (payload) Object.assign(headers, { 'content-type': 'application/json', 'content-length': payload.length });
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const where = `${node.name} (${url.origin})`;
+    const where = `${node.name} at ${redactUrl(node.apiBaseUrl)}`;
     let settled = false;
     const fail = (message: string, cause?: unknown): void => {
       if (settled) return;
       settled = true;
       clearTimeout(responseTimer);
       req.destroy();
-      reject(new NetworkError(`${message}: ${where}`, cause));
+      reject(new NetworkError(message, where, cause));
     };
     const req = send(url, { method, headers, ...(url.protocol === 'https:' ? { rejectUnauthorized: !node.skipTlsVerify } : {}), signal });
     const responseTimer = setTimeout(() => fail(`no response within ${RESPONSE_TIMEOUT_MS / 1000} s`), RESPONSE_TIMEOUT_MS);

@@ -1,16 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import { RpcError } from '../../src/errors.js';
+import { systemClock, type Clock } from '../../src/clock.js';
 import { silentLogger, type Logger } from '../../src/observability/logger.js';
 import type { RemoteNode } from '../../src/server/remote-nodes/remote-node.js';
+import { createRemoteSession, SESSIONS_PATH } from './create-remote-session.js';
 import { formatRemoteOutput, summarizePrompt, type RejectedPrompt } from './format-remote-output.js';
-import { errorText, NetworkError, requestJson, type JsonAnswer } from './http-json.js';
-import { nextPollDelay, FIRST_POLL_DELAY_MS } from './poll-backoff.js';
+import { errorText, requestJson, type JsonAnswer } from './http-json.js';
+import { FIRST_POLL_DELAY_MS, nextPollDelay } from './poll-backoff.js';
+import { agentFailedError, apiError, pollFailedError, stoppedError, type StopReason } from './remote-session-errors.js';
+import { lastAssistantMessage, readSessionView, type SessionView } from './session-view.js';
 
-const SESSIONS = '/api/v1/agent/sessions';
-/** POSTs of one session (the first included) when the connection fails or the answer is lost. */
-export const CREATE_ATTEMPTS = 4;
-/** Consecutive failed polls tolerated; the next one fails the call. */
+export { unknownNodeError } from './remote-session-errors.js';
+export { CREATE_ATTEMPTS } from './create-remote-session.js';
+
+/** Consecutive failed polls tolerated; the next one (the 4th in a row) fails the call. */
 export const MAX_POLL_FAILURES = 3;
+/** Limit on the best-effort `POST …/cancel` sent when the session is given up. */
+export const CANCEL_TIMEOUT_MS = 5_000;
+// setTimeout's largest delay; a longer node timeout would otherwise fire at once.
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface RemoteSessionRequest {
   readonly message: string;
@@ -24,9 +31,10 @@ export interface RemoteSessionOptions {
   /** Aborting cancels the remote session (best effort) and rejects with EAGENTRPC_ABANDONED. */
   readonly signal?: AbortSignal;
   readonly logger?: Logger;
-  /** Waits between polls; injectable so tests need not wait. */
+  /** Waits between polls and between POST retries; injectable so tests need not wait. */
   readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  readonly now?: () => number;
+  /** Measures the node timeout between polls (a timer also bounds requests in flight). */
+  readonly clock?: Clock;
 }
 
 export interface RemoteSessionResult {
@@ -40,12 +48,16 @@ export interface RemoteSessionResult {
   readonly responseEnvelope?: string;
 }
 
-interface SessionView {
-  sessionState?: { working?: boolean; hasPendingPrompt?: boolean; status?: string };
-  messages?: Array<{ role?: string; content?: string }>;
-  pendingPrompt?: { promptId?: string; type?: string; question?: string };
-  error?: { code?: string; message?: string };
-  responseEnvelope?: string;
+interface Run {
+  readonly node: RemoteNode;
+  readonly sessionId: string;
+  readonly logger: Logger;
+  readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly clock: Clock;
+  readonly deadline: number;
+  /** Aborted by the caller's signal or by the node timeout; every request and wait listens. */
+  readonly stop: AbortSignal;
+  readonly stopReason: () => StopReason | undefined;
 }
 
 /**
@@ -55,110 +67,141 @@ interface SessionView {
  * the remote session is cancelled (best effort) and the error names it.
  */
 export async function runRemoteSession(node: RemoteNode, request: RemoteSessionRequest, options: RemoteSessionOptions = {}): Promise<RemoteSessionResult> {
+  checkArguments(node, request);
   const sessionId = randomUUID();
   const logger = (options.logger ?? silentLogger).child({ remoteNode: node.name, remoteSessionId: sessionId });
-  const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? abortableSleep;
-  const deadline = now() + node.timeoutMs;
   const { signal } = options;
-  await createSession(node, sessionId, request, signal).catch(async (error: unknown) => {
-    // Aborted while a POST may have reached the node: cancel whatever it created.
-    throw signal?.aborted ? await cancelled(node, sessionId, logger, 'abandoned') : error;
-  });
+  // Nothing was sent yet, so there is nothing to cancel.
+  if (signal?.aborted) throw stoppedError(node, sessionId, 'abandoned');
+  const clock = options.clock ?? systemClock;
+  const stop = new AbortController();
+  const timer = setTimeout(() => stop.abort(), Math.min(node.timeoutMs, MAX_TIMER_MS));
+  const onAbort = (): void => stop.abort();
+  signal?.addEventListener('abort', onAbort, { once: true });
+  const deadline = clock.now() + node.timeoutMs;
+  const run: Run = {
+    node,
+    sessionId,
+    logger,
+    sleep: options.sleep ?? abortableSleep,
+    clock,
+    deadline,
+    stop: stop.signal,
+    stopReason: () => (signal?.aborted ? 'abandoned' : stop.signal.aborted || clock.now() >= deadline ? 'timeout' : undefined),
+  };
+  try {
+    const body = { sessionId, message: request.message, safeMode: request.safeMode ?? true, ...(request.envelope !== undefined ? { envelope: request.envelope } : {}) };
+    const created = await createRemoteSession(node, body, { signal: run.stop, sleep: run.sleep, logger }).catch(async (error: unknown) => {
+      const why = run.stopReason();
+      // Stopped while a POST may have reached the node: cancel whatever it created.
+      throw why ? await giveUp(run, why) : error;
+    });
+    logger.debug({ status: created }, 'remote session created');
+    return await pollUntilDone(run);
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+  }
+}
 
-  const rejected: RejectedPrompt[] = [];
+async function pollUntilDone(run: Run): Promise<RemoteSessionResult> {
+  const { node, sessionId, logger } = run;
+  const rejected = new Map<string, RejectedPrompt>();
   let delay = FIRST_POLL_DELAY_MS;
   let failures = 0;
-  let pollNow = false;
+  let wait = true;
   for (;;) {
-    if (!pollNow) {
-      await sleep(Math.max(0, Math.min(delay, deadline - now())), signal).catch(() => undefined);
+    if (wait) {
+      await run.sleep(Math.max(0, Math.min(delay, run.deadline - run.clock.now())), run.stop).catch(() => undefined);
       delay = nextPollDelay(delay);
     }
-    pollNow = false;
-    if (signal?.aborted) throw await cancelled(node, sessionId, logger, 'abandoned');
-    if (now() >= deadline) throw await cancelled(node, sessionId, logger, 'timeout');
-    const answer = await requestJson(node, 'GET', `${SESSIONS}/${sessionId}`, undefined, signal).catch((error: unknown) => error as Error);
-    if (answer instanceof Error || answer.status >= 500) {
-      if (signal?.aborted) continue;
+    wait = true;
+    let why = run.stopReason();
+    if (why) throw await giveUp(run, why);
+    const answer = await requestJson(node, 'GET', `${SESSIONS_PATH}/${sessionId}`, undefined, run.stop).catch((error: unknown) => error as Error);
+    const view = answer instanceof Error || answer.status !== 200 ? undefined : readSessionView(answer.body);
+    // A finished session is the answer even when the time ran out while it was fetched.
+    if (view && view.working === false && !view.hasPendingPrompt) return finished(run, view, [...rejected.values()]);
+    why = run.stopReason();
+    if (why) throw await giveUp(run, why);
+    if (!view) {
+      if (!(answer instanceof Error) && answer.status !== 200 && !isTransient(answer)) throw apiError(answer, node, sessionId);
       failures += 1;
-      const cause = answer instanceof Error ? answer.message : `HTTP ${answer.status}: ${errorText(answer)}`;
+      const cause = answer instanceof Error ? answer.message : answer.status === 200 ? 'the answer is not a session view' : `HTTP ${answer.status}: ${errorText(answer)}`;
       logger.warn({ failures, cause }, 'polling the remote session failed');
-      if (failures > MAX_POLL_FAILURES) {
-        throw new RpcError('EAGENTRPC_REMOTE_POLL_FAILED', `failed to poll session ${sessionId} on ${node.name}: ${cause}`, { details: { sessionId, node: node.name } });
-      }
+      if (failures > MAX_POLL_FAILURES) throw pollFailedError(node, sessionId, failures, cause);
       continue;
     }
     failures = 0;
-    if (answer.status !== 200) throw apiError(answer, node, sessionId);
-    const view = (answer.body ?? {}) as SessionView;
-    const prompt = view.pendingPrompt;
-    if (view.sessionState?.hasPendingPrompt && prompt?.promptId) {
-      const summary = summarizePrompt(String(prompt.type ?? 'unknown'), String(prompt.question ?? ''));
-      rejected.push(summary);
-      logger.info({ promptType: summary.type, question: summary.question }, 'remote prompt auto-rejected');
-      await requestJson(node, 'POST', `${SESSIONS}/${sessionId}/respond`, { promptId: prompt.promptId, cancelled: true }, signal).then(
-        (reply) => (reply.status === 200 ? undefined : logger.warn({ status: reply.status, error: errorText(reply) }, 'could not reject the remote prompt')),
-        (error: unknown) => logger.warn({ err: error }, 'could not reject the remote prompt'),
-      );
-      pollNow = true;
-      continue;
+    if (view.hasPendingPrompt && view.pendingPrompt) {
+      // A new prompt rejected: poll again at once. A failed rejection, or a prompt seen
+      // before: wait as usual, so neither a failing respond endpoint nor a node that keeps
+      // showing an answered prompt is hammered.
+      const seen = rejected.has(view.pendingPrompt.promptId);
+      wait = !(await rejectPrompt(run, view.pendingPrompt, rejected)) || seen;
     }
-    if (view.sessionState?.working !== false) continue;
-    return finished(view, node, sessionId, rejected);
   }
 }
 
-function finished(view: SessionView, node: RemoteNode, sessionId: string, rejected: RejectedPrompt[]): RemoteSessionResult {
-  const status = view.sessionState?.status;
-  if (status === 'failed' || status === 'cancelled') {
-    const reason = status === 'cancelled' ? 'the remote session was cancelled' : (view.error?.message ?? 'the remote agent failed');
-    throw new RpcError('EAGENTRPC_REMOTE_AGENT_FAILED', `${reason} (session ${sessionId} on ${node.name})`, {
-      details: { sessionId, node: node.name, ...(view.error?.code ? { remoteCode: view.error.code } : {}), ...(view.responseEnvelope ? { responseEnvelope: view.responseEnvelope } : {}) },
-    });
+function isTransient(answer: JsonAnswer): boolean {
+  return answer.status >= 500 || answer.status === 429;
+}
+
+/** Auto-rejects a prompt; keeps its type and the first 200 characters of its question (once per prompt). */
+async function rejectPrompt(run: Run, prompt: NonNullable<SessionView['pendingPrompt']>, rejected: Map<string, RejectedPrompt>): Promise<boolean> {
+  const { logger, node, sessionId } = run;
+  if (!rejected.has(prompt.promptId)) rejected.set(prompt.promptId, summarizePrompt(prompt.type, prompt.question));
+  // The question is never logged: only its type and id.
+  logger.info({ promptId: prompt.promptId, promptType: prompt.type }, 'auto-rejecting a prompt of the remote session');
+  const path = `${SESSIONS_PATH}/${sessionId}/respond`;
+  const reply = await requestJson(node, 'POST', path, { promptId: prompt.promptId, cancelled: true }, run.stop).catch((error: unknown) => error as Error);
+  if (!(reply instanceof Error) && reply.status >= 200 && reply.status < 300) return true;
+  const cause = reply instanceof Error ? reply.message : `HTTP ${reply.status}: ${errorText(reply)}`;
+  logger.warn({ promptId: prompt.promptId, cause }, 'could not reject the prompt of the remote session; polling goes on');
+  return false;
+}
+
+function finished(run: Run, view: SessionView, rejectedPrompts: RejectedPrompt[]): RemoteSessionResult {
+  const { node, sessionId, logger } = run;
+  if (view.status === 'failed' || view.status === 'cancelled') {
+    logger.info({ status: view.status, remoteCode: view.error?.code }, 'remote session ended without an answer');
+    throw agentFailedError(node, sessionId, { status: view.status, ...(view.error ? { error: view.error } : {}), ...(view.responseEnvelope ? { responseEnvelope: view.responseEnvelope } : {}) });
   }
-  const lastAssistantMessage = [...(view.messages ?? [])].reverse().find((m) => m.role === 'assistant')?.content ?? '';
+  const last = lastAssistantMessage(view);
+  logger.debug({ outputLength: last.length, rejectedPrompts: rejectedPrompts.length }, 'remote session completed');
   return {
     sessionId,
     status: 'completed',
-    output: formatRemoteOutput(lastAssistantMessage, rejected),
-    lastAssistantMessage,
-    rejectedPrompts: rejected,
-    ...(typeof view.responseEnvelope === 'string' ? { responseEnvelope: view.responseEnvelope } : {}),
+    output: formatRemoteOutput(last, rejectedPrompts),
+    lastAssistantMessage: last,
+    rejectedPrompts,
+    ...(view.responseEnvelope !== undefined ? { responseEnvelope: view.responseEnvelope } : {}),
   };
 }
 
-async function createSession(node: RemoteNode, sessionId: string, request: RemoteSessionRequest, signal?: AbortSignal): Promise<void> {
-  const body = { sessionId, message: request.message, safeMode: request.safeMode ?? true, ...(request.envelope !== undefined ? { envelope: request.envelope } : {}) };
-  let lastError: Error | undefined;
-  for (let attempt = 1; attempt <= CREATE_ATTEMPTS; attempt++) {
-    if (signal?.aborted) break;
-    const answer = await requestJson(node, 'POST', SESSIONS, body, signal).catch((error: unknown) => error as Error);
-    if (!(answer instanceof Error)) {
-      if (answer.status === 201 || answer.status === 200) return;
-      // A gateway that lost the upstream: the session may or may not exist; the same id makes retrying safe.
-      if (answer.status !== 502 && answer.status !== 504) throw apiError(answer, node, sessionId);
-      lastError = new Error(`HTTP ${answer.status}`);
-    } else lastError = answer;
-    if (attempt < CREATE_ATTEMPTS) await abortableSleep(100 * 2 ** (attempt - 1), signal).catch(() => undefined);
-  }
-  throw new RpcError('EAGENTRPC_REMOTE_UNREACHABLE', `remote node unreachable: ${lastError?.message ?? 'no answer'}`, { details: { node: node.name, sessionId } });
+/** Best-effort `POST …/cancel` (its failure is only logged), then the error for `why`. */
+async function giveUp(run: Run, why: StopReason): Promise<Error> {
+  const { node, sessionId, logger } = run;
+  logger.info({ reason: why }, 'giving up the remote session; cancelling it');
+  // Not tied to the stopped signal: the cancel must still go out, within its own limit.
+  const reply = await requestJson(node, 'POST', `${SESSIONS_PATH}/${sessionId}/cancel`, undefined, AbortSignal.timeout(CANCEL_TIMEOUT_MS)).catch((error: unknown) => error as Error);
+  if (reply instanceof Error) logger.warn({ cause: reply.message }, 'could not cancel the remote session');
+  else if (reply.status < 200 || reply.status >= 300) logger.warn({ status: reply.status, cause: errorText(reply) }, 'could not cancel the remote session');
+  return stoppedError(node, sessionId, why);
 }
 
-function apiError(answer: JsonAnswer, node: RemoteNode, sessionId: string): RpcError {
-  return new RpcError('EAGENTRPC_REMOTE_API', `remote API error (HTTP ${answer.status}): ${errorText(answer)}`, { details: { status: answer.status, node: node.name, sessionId } });
-}
-
-async function cancelled(node: RemoteNode, sessionId: string, logger: Logger, why: 'timeout' | 'abandoned'): Promise<RpcError> {
-  // Best effort, and not tied to the caller's (aborted) signal.
-  await requestJson(node, 'POST', `${SESSIONS}/${sessionId}/cancel`).then(
-    (reply) => (reply.status === 200 ? undefined : logger.warn({ status: reply.status }, 'could not cancel the remote session')),
-    (error: unknown) => logger.warn({ err: error instanceof NetworkError ? error.message : error }, 'could not cancel the remote session'),
-  );
-  if (why === 'timeout') {
-    return new RpcError('EAGENTRPC_REMOTE_TIMEOUT', `remote session ${sessionId} on ${node.name} did not finish within ${node.timeoutMs} ms; cancelled`, { details: { sessionId, node: node.name } });
+/** Caller mistakes fail fast, naming the field (never echoing a URL that may hold a credential). */
+function checkArguments(node: RemoteNode, request: RemoteSessionRequest): void {
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(node.apiBaseUrl).protocol;
+  } catch {
+    protocol = undefined;
   }
-  return new RpcError('EAGENTRPC_ABANDONED', `the caller cancelled remote session ${sessionId} on ${node.name}`, { details: { sessionId, node: node.name, cancelled: true } });
+  if (protocol !== 'http:' && protocol !== 'https:') throw new TypeError(`apiBaseUrl of remote node "${node.name}" must be an http(s) URL`);
+  if (!Number.isFinite(node.timeoutMs) || node.timeoutMs <= 0) throw new RangeError(`timeoutMs of remote node "${node.name}" must be a positive number of milliseconds`);
+  if (typeof request.message !== 'string') throw new TypeError('request.message must be a string');
+  if (request.envelope !== undefined && typeof request.envelope !== 'string') throw new TypeError('request.envelope must be a string');
 }
 
 function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
@@ -174,10 +217,4 @@ function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });
-}
-
-/** The error for a node name nobody configured, listing the names there are. */
-export function unknownNodeError(name: string, available: readonly string[]): RpcError {
-  const known = available.length > 0 ? `available: ${available.join(', ')}` : 'no remote nodes are configured';
-  return new RpcError('EAGENTRPC_REMOTE_NODE_UNKNOWN', `unknown remote node "${name}"; ${known}`, { details: { node: name, available: [...available] } });
 }
