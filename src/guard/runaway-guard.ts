@@ -44,7 +44,9 @@ export class RunawayGuard {
   readonly limits: GuardLimits;
   private readonly table: FlowTable;
   /** When each request being handled here arrived (messageId → ms), for the idle-hop warning. */
-  private readonly arrivals = new Map<string, number>();
+  private arrivals = new Map<string, number>();
+  /** The generation before `arrivals`: requests still being handled may have arrived then. */
+  private olderArrivals = new Map<string, number>();
 
   /**
    * `store`: the whole flow's counts shared between processes (docs/guard.md). When it
@@ -72,7 +74,7 @@ export class RunawayGuard {
   childCall(parent: AgentRpcEnvelope, to: string, now: number): GuardDecision | GuardRefusal {
     const carried = decodeFlowState(parent.headers?.[FLOW_HEADER]) ?? { startedAt: now, chain: [idOf(parent.to)], calls: 0, recent: [] };
     const known = this.table.merged(parent.correlationId, carried);
-    const arrivedAt = this.arrivals.get(parent.messageId);
+    const arrivedAt = this.arrivals.get(parent.messageId) ?? this.olderArrivals.get(parent.messageId);
     const idleHops = arrivedAt !== undefined && now - arrivedAt < IDLE_HOP_MS ? (known.idleHops ?? 0) + 1 : 0;
     const next: FlowState = { ...known, chain: [...known.chain, idOf(to)], calls: known.calls + 1, recent: [...known.recent, now].slice(-RECENT_CALLS_KEPT), idleHops };
     const violation = checkCall(idOf(parent.to), idOf(to), next, now, this.limits);
@@ -130,8 +132,13 @@ export class RunawayGuard {
   }
 
   private noteArrival(messageId: string, now: number): void {
-    // Bounded: only requests being handled now matter, and handlers are few at a time.
-    if (this.arrivals.size >= 10_000) this.arrivals.delete(this.arrivals.keys().next().value!);
+    // Bounded: only requests being handled now matter, and handlers are few at a time. Two
+    // generations instead of evicting the oldest entry one by one: deleting from the front
+    // of a large Map makes V8 walk its tombstones on every eviction.
+    if (this.arrivals.size >= 5_000) {
+      this.olderArrivals = this.arrivals;
+      this.arrivals = new Map();
+    }
     this.arrivals.set(messageId, now);
   }
 }
