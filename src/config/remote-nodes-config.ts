@@ -28,7 +28,8 @@ export const remoteNodeFields = {
   timeout: durationSchema.default(DEFAULT_REMOTE_TIMEOUT_MS),
 };
 
-const authTokenRule = (node: { auth_type: string; auth_token?: string | undefined }, ctx: z.RefinementCtx): void => {
+/** `auth_token` is required for basic and token nodes and forbidden for `none`. */
+export const authTokenRule = (node: { auth_type: string; auth_token?: string | undefined }, ctx: z.RefinementCtx): void => {
   if (node.auth_type === 'none' && node.auth_token !== undefined) ctx.addIssue({ code: 'custom', path: ['auth_token'], message: 'must not be set when auth_type is none' });
   if (node.auth_type !== 'none' && node.auth_token === undefined) ctx.addIssue({ code: 'custom', path: ['auth_token'], message: `is required when auth_type is ${node.auth_type}` });
 };

@@ -1,13 +1,10 @@
 import { z } from 'zod';
-import { remoteNodeFields } from '../../config/remote-nodes-config.js';
+import { authTokenRule, remoteNodeFields } from '../../config/remote-nodes-config.js';
 import { apiError, type ApiResponse, type ApiRoute } from '../api-route.js';
 import type { RemoteNode, RemoteNodeResolver } from './remote-node.js';
 import type { RemoteNodeStore } from './remote-node-store.js';
 
-const nodeBody = z.strictObject({ ...remoteNodeFields, auth_token: z.string().min(1).optional() }).superRefine((node, ctx) => {
-  if (node.auth_type === 'none' && node.auth_token !== undefined) ctx.addIssue({ code: 'custom', path: ['auth_token'], message: 'must not be set when auth_type is none' });
-  if (node.auth_type !== 'none' && node.auth_token === undefined) ctx.addIssue({ code: 'custom', path: ['auth_token'], message: `is required when auth_type is ${node.auth_type}` });
-});
+const nodeBody = z.strictObject({ ...remoteNodeFields, auth_token: z.string().min(1).optional() }).superRefine(authTokenRule);
 
 /** What the API shows of a node: never its credential. */
 function view(node: RemoteNode): Record<string, unknown> {
