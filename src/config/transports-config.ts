@@ -13,6 +13,7 @@ export const transportsConfigSchema = z
         subjectPrefix: z.string().optional(),
         durable: z.union([z.boolean(), z.strictObject({ maxDeliver: z.int().min(1).optional(), ackWaitMs: z.int().min(1).optional(), storage: z.enum(['file', 'memory']).optional() })]).optional(),
         maxInflight: z.int().min(1).optional(),
+        connectTimeoutMs: z.int().min(1).optional(),
       })
       .optional(),
     kafka: z

@@ -38,4 +38,12 @@ describe('nats - mutual TLS settings pass through to the client', () => {
     await trusted.close();
     await expect(connect({ servers: server.url, tls: { ca: certs.ca, cert: certs.strangerCert, key: certs.strangerKey }, reconnect: false, timeout: 5000 })).rejects.toThrow();
   });
+
+  it('nats mtls - the transport fails to start with a typed error when the broker refuses its certificate', async () => {
+    const refused = natsTransport({ servers: server.url, connectTimeoutMs: 1_500, connection: { tls: { ca: certs.ca, cert: certs.strangerCert, key: certs.strangerKey } } });
+    const error = await refused.connect().catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'EAGENTRPC_CONNECT_FAILED', details: { servers: [server.url] } });
+    expect((error as Error).message).toMatch(/^could not connect to NATS \(nats:\/\/127\.0\.0\.1:\d+\) within 1500 ms: /);
+    await refused.close();
+  });
 });

@@ -39,6 +39,12 @@ export interface NatsTransportOptions {
   readonly maxPending?: number;
   /** Passed to nats.js `connect` (credentials, TLS, name...). Reconnect settings are the transport's own. */
   readonly connection?: Omit<Partial<ConnectionOptions>, 'servers'>;
+  /**
+   * How long `connect()` keeps trying to reach a server before it fails with
+   * EAGENTRPC_CONNECT_FAILED (refused TLS, wrong credentials, nothing listening). Once
+   * connected, the transport reconnects forever. Default 30,000 ms.
+   */
+  readonly connectTimeoutMs?: number;
   readonly logger?: Logger;
   /** Loads the `nats` package; replaceable so the missing-package path can be tested. */
   readonly loadModule?: () => Promise<unknown>;
@@ -51,6 +57,7 @@ export interface ResolvedNatsOptions {
   readonly maxInflight: number;
   readonly maxPending: number;
   readonly connection: Omit<Partial<ConnectionOptions>, 'servers'>;
+  readonly connectTimeoutMs: number;
 }
 
 function positiveInt(value: unknown, field: string): number {
@@ -84,6 +91,7 @@ export function resolveNatsOptions(options: NatsTransportOptions): ResolvedNatsO
     maxInflight: positiveInt(options.maxInflight ?? 1024, 'maxInflight'),
     maxPending: positiveInt(options.maxPending ?? 65_536, 'maxPending'),
     connection: options.connection ?? {},
+    connectTimeoutMs: positiveInt(options.connectTimeoutMs ?? 30_000, 'connectTimeoutMs'),
   };
 }
 

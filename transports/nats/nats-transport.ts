@@ -45,20 +45,44 @@ class NatsTransport implements RpcTransport {
   private async open(): Promise<void> {
     const nats = await loadNats(this.input.loadModule);
     this.nats = nats;
-    this.nc = await nats.connect({
-      ...this.options.connection,
-      servers: this.options.servers,
-      // Reconnect forever (the client default gives up after 10 attempts), with jitter.
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: 250,
-      reconnectJitter: 250,
-      waitOnFirstConnect: true,
-      noAsyncTraces: true,
-    });
+    this.nc = await this.firstConnection(nats);
     void this.watchStatus(this.nc);
     if (this.options.durable) {
       this.js = this.nc.jetstream();
       this.jsm = await this.nc.jetstreamManager();
+    }
+  }
+
+  /**
+   * The first connection is tried (each server in turn) until connectTimeoutMs, then fails
+   * with the last error, so a refused certificate or a wrong address is a clear error at
+   * start instead of a wait forever. After that the client reconnects forever, with jitter.
+   */
+  private async firstConnection(nats: NatsModule): Promise<NatsConnection> {
+    const deadline = Date.now() + this.options.connectTimeoutMs;
+    for (;;) {
+      try {
+        return await nats.connect({
+          timeout: Math.max(1, Math.min(5_000, deadline - Date.now())),
+          ...this.options.connection,
+          servers: this.options.servers,
+          // The client default gives up reconnecting after 10 attempts.
+          maxReconnectAttempts: -1,
+          reconnectTimeWait: 250,
+          reconnectJitter: 250,
+          waitOnFirstConnect: false,
+          noAsyncTraces: true,
+        });
+      } catch (error) {
+        if (this.closed || Date.now() + 250 >= deadline) {
+          const cause = error instanceof Error ? error.message : String(error);
+          throw new RpcError('EAGENTRPC_CONNECT_FAILED', `could not connect to NATS (${this.options.servers.join(', ')}) within ${this.options.connectTimeoutMs} ms: ${cause}`, {
+            cause: error,
+            details: { servers: this.options.servers },
+          });
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
     }
   }
 
