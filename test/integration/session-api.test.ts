@@ -121,6 +121,15 @@ describe('session API', () => {
     expect(statuses).toEqual([404, 404, 200, 200]);
   });
 
+  it('sessions - running sessions are capped per user (max_per_user), with 429', async () => {
+    const started = await Promise.all([1, 2, 3].map(() => api.create(TOKENS.bob, { message: 'wait: 1500' })));
+    expect(started.map((a) => a.status)).toEqual([201, 201, 201]);
+    const fourth = await api.create(TOKENS.bob, { message: 'echo: one too many' });
+    expect(fourth).toEqual({ status: 429, body: { error: 'too many requests: 3 sessions of this user are still running (max 3)' } });
+    for (const { body } of started) await api.waitFor(TOKENS.bob, body.sessionId);
+    expect((await api.create(TOKENS.bob, { message: 'echo: room again' })).status).toBe(201);
+  });
+
   it('sessions - the request went through the inbox: metrics and the audit log show it', async () => {
     const metrics = await (await fetch(`http://127.0.0.1:${daemon.http.port}/metrics`)).text();
     expect(metrics).toMatch(/agent_rpc_handler_duration_seconds_count\{agent="assistant",capability="assist",result="ok"\} [1-9]/);

@@ -32,7 +32,7 @@ export interface SessionManagerOptions {
 
 export type CreateOutcome =
   | { readonly ok: true; readonly sessionId: string; readonly status: 'accepted' | 'already_exists' }
-  | { readonly ok: false; readonly status: 400 | 404; readonly error: string };
+  | { readonly ok: false; readonly status: 400 | 404 | 429; readonly error: string };
 
 export interface CreateInput {
   readonly sessionId?: string;
@@ -82,6 +82,10 @@ export class SessionManager {
     }
     const target = this.targetOf(input);
     if ('error' in target) return { ok: false, status: target.status, error: target.error };
+    // Retention never removes running sessions, so they are capped on their own.
+    const maxPerUser = this.options.maxPerUser ?? 100;
+    const running = [...this.sessions.values()].filter((s) => s.user === principal.user && s.status === 'running').length;
+    if (running >= maxPerUser) return { ok: false, status: 429, error: `too many requests: ${running} sessions of this user are still running (max ${maxPerUser})` };
     const now = Date.now();
     const record: SessionRecord = {
       sessionId,
@@ -166,6 +170,7 @@ export class SessionManager {
   private onReply(record: SessionRecord, reply: Uint8Array): void {
     if (record.status !== 'running') return;
     const text = Buffer.from(reply).toString('utf8');
+    // Replies come from this node's own agents, encoded by the runtime: valid JSON.
     const payload = (JSON.parse(text) as { payload?: { ok?: boolean; progress?: boolean; data?: unknown; error?: { code: string; message: string } } }).payload;
     if (payload?.progress) {
       record.messages.push({ role: 'system', content: `progress: ${replyText(payload.data)}`, at: Date.now() });
