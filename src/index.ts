@@ -114,5 +114,5 @@ export {
 export type { ApprovalAnswer, ApprovalGate, ApprovalPrompt } from './rpc/approvals.js';
 export type { UndeliverableMessage } from './transport.js';
 export { ROLES, roleCan, type Role, type Permission, type Principal } from './server/roles.js';
-export { DEFAULT_REMOTE_TIMEOUT_MS, type RemoteNode, type RemoteNodeResolver, type RemoteAuthType } from './server/remote-nodes/remote-node.js';
+export { DEFAULT_REMOTE_TIMEOUT_MS, type RemoteNode, type RemoteNodeResolver, type RemoteAuthType } from './remote-nodes/remote-node.js';
 export { defineTool, buildAgentTools, remoteAgentTool, listRemoteNodesTool, toolPolicySchema, type Tool, type ToolContext, type ToolResult, type ToolParameters, type ToolPolicy } from './agent/index.js';

@@ -15,7 +15,8 @@
  */
 
 export const TRANSPORT_KINDS = ['memory', 'nats', 'kafka', 'http'] as const;
-export type TransportKind = (typeof TRANSPORT_KINDS)[number];
+// A plugin's kind; which kinds exist is the plugin list's business, not this interface's.
+export type TransportKind = string;
 
 export interface OutboundMessage {
   /** Encoded envelope. */

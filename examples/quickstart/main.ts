@@ -65,8 +65,9 @@ show('schema', 'frontdesk → pr-reviewer/review-pr', invalid);
 const timedOut = await frontdesk.requestAgent({ to: 'linter', capability: 'deep-scan', payload: {}, timeoutMs: 100 });
 show('timeout', 'frontdesk → linter/deep-scan', timedOut);
 
-// A peer that writes garbage: the inbox keeps it, with a reason, in the DLQ.
-await frontdesk.core.transports.get('memory')!.publish('agents.pr-reviewer.requests', { body: Buffer.from('{"version":1,"kind":"request","kind":"event"}') });
+// A client that sends garbage (here straight to the agent's inbound port, as the session
+// API would hand it over): the inbox keeps it, with a reason, in the DLQ.
+await reviewer.inbound.deliver({ body: Buffer.from('{"version":1,"kind":"request","kind":"event"}'), deliveryId: 'quickstart-garbage' });
 
 await new Promise((resolve) => setTimeout(resolve, 400));
 for (const record of await reviewer.dlq.list()) {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { RemoteNodeResolver } from '../server/remote-nodes/remote-node.js';
-import type { RemoteSessionRunner } from '../../transports/http/http-transport.js';
+import type { RemoteNodeResolver } from '../remote-nodes/remote-node.js';
+import type { RemoteSessionRunner } from '../remote-nodes/remote-session-client.js';
 import { listRemoteNodesTool, LIST_REMOTE_NODES } from './list-remote-nodes-tool.js';
 import { remoteAgentTool, REMOTE_AGENT } from './remote-agent-tool.js';
 import type { Tool } from './tool.js';
@@ -32,7 +32,7 @@ export async function buildAgentTools(options: AgentToolsOptions): Promise<Tool[
   const eligible = (await options.resolver.list()).filter((node) => node.authType === 'token');
   if (eligible.length === 0) return tools;
   if (wanted(REMOTE_AGENT)) {
-    const runner = options.runner ?? (await import('../../transports/http/remote-session-client.js')).runRemoteSession;
+    const runner = options.runner ?? (await import('../remote-nodes/remote-session-client.js')).runRemoteSession;
     tools.push(remoteAgentTool(eligible, options.resolver, runner));
   }
   if (wanted(LIST_REMOTE_NODES)) tools.push(listRemoteNodesTool(options.resolver));

@@ -1,4 +1,4 @@
-import type { RemoteNodeResolver } from '../server/remote-nodes/remote-node.js';
+import type { RemoteNodeResolver } from '../remote-nodes/remote-node.js';
 import { roleCan } from '../server/roles.js';
 import { defineTool, permissionDenied, type Tool } from './tool.js';
 

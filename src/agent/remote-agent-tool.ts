@@ -1,7 +1,7 @@
 import { toRpcError } from '../errors.js';
-import type { RemoteNode, RemoteNodeResolver } from '../server/remote-nodes/remote-node.js';
+import type { RemoteNode, RemoteNodeResolver } from '../remote-nodes/remote-node.js';
 import { roleCan } from '../server/roles.js';
-import type { RemoteSessionRunner } from '../../transports/http/http-transport.js';
+import type { RemoteSessionRunner } from '../remote-nodes/remote-session-client.js';
 import { defineTool, permissionDenied, type Tool } from './tool.js';
 
 export const REMOTE_AGENT = 'remote_agent';

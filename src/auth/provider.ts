@@ -7,7 +7,7 @@ export type AuthVerdict = { readonly ok: true; readonly subject: string | undefi
 
 export interface VerifyContext {
   /** Identity the transport itself established for the delivery, if any (mTLS...). */
-  readonly transportIdentity: TransportIdentity | undefined;
+  readonly transportIdentity?: TransportIdentity;
   /**
    * The transport's identity of the broker message (stable across redeliveries): a
    * redelivery of one message is not a replay, the same bytes in a new message are.

@@ -9,7 +9,7 @@ import { AgentNode } from '../rpc/agent-node.js';
 import { normalizeAgentUri, type PeerEntry } from '../rpc/peer-table.js';
 import { createSecretResolver, type SecretResolver } from '../secrets/resolver.js';
 import { SecretValue } from '../secrets/secret-value.js';
-import { DEFAULT_REMOTE_TIMEOUT_MS, type RemoteNode, type RemoteNodeResolver } from '../server/remote-nodes/remote-node.js';
+import { DEFAULT_REMOTE_TIMEOUT_MS, type RemoteNode, type RemoteNodeResolver } from '../remote-nodes/remote-node.js';
 import { remoteNodesOf } from '../runtime/remote-nodes-of.js';
 import { transportsFromConfig } from '../runtime/transports-from-config.js';
 import type { RpcTransport } from '../transport.js';
@@ -95,9 +95,8 @@ async function fromConfig(config: AgentConfig, dir: string, secrets: SecretResol
   const auth = rpcAuth ? await buildReceiverAuth(rpcAuth, { resolveSecret: (ref) => secrets.resolve(ref, dir), file: config.agent.file, field: 'rpc.auth' }) : undefined;
   const transports: RpcTransport[] = [];
   if (withTransports) {
-    const { HttpIngress } = await import('../../transports/http/index.js');
     const remote = await remoteNodesOf(config, secrets);
-    const context = { clientId: 'agent-rpc-cli', logger: silentLogger, http: { ingress: new HttpIngress(), resolver: remote.resolver } };
+    const context = { clientId: 'agent-rpc-cli', logger: silentLogger, http: { resolver: remote.resolver } };
     transports.push(...(await transportsFromConfig(config.capabilities.value.transports, context)));
   }
   return { transports, peers, auth };

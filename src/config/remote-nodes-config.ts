@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_REMOTE_TIMEOUT_MS, REMOTE_AUTH_TYPES, type RemoteNode } from '../server/remote-nodes/remote-node.js';
+import { DEFAULT_REMOTE_TIMEOUT_MS, REMOTE_AUTH_TYPES, type RemoteNode } from '../remote-nodes/remote-node.js';
 import type { SecretValue } from '../secrets/secret-value.js';
 import { ConfigError } from './config-error.js';
 import type { LoadedYaml } from './load-yaml.js';

@@ -30,5 +30,6 @@ export {
 } from './decode.js';
 export type { DecodeFailureReason, DecodeResult, DecodeLimits } from './decode.js';
 export { encodeEnvelope } from './encode.js';
+export { peekEnvelope, type PeekedEnvelope } from './peek.js';
 export { canonicalJson, canonicalizeForSigning } from './canonical.js';
 export { newMessageId, newCorrelationId, isUuid, uuidV7Timestamp } from './ids.js';

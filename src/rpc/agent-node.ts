@@ -20,7 +20,9 @@ import type { Handler } from './handler.js';
 import { Inbox } from './inbox.js';
 import { builtinHandlers } from './builtin-capabilities.js';
 import { LocalBus, type LocalBusEventName, type LocalBusEvents } from './local-bus.js';
-import type { NodeCore, NodeLimits } from './node-core.js';
+import type { InboxCore, NodeLimits } from './node-core.js';
+import { createInboundPort, type InboundPort } from './inbound-port.js';
+import type { DeliverySource } from './receipt.js';
 import { PeerTable, normalizeAgentUri, type PeerEntry } from './peer-table.js';
 import { CapabilitySchemas, type CapabilitySchema } from './capability-schemas.js';
 import { PendingRegistry } from './pending-registry.js';
@@ -90,7 +92,10 @@ const DEFAULT_LIMITS: NodeLimits = {
  * waits for running handlers, settles waiting calls as abandoned and closes the transports.
  */
 export class AgentNode {
-  readonly core: NodeCore;
+  // Private: what callers, the inbox and the server each need is a narrower view of it
+  // (CallerCore, InboxCore, InboundPort), handed out by the node itself.
+  readonly #core: InboxCore;
+  readonly #inbound: InboundPort;
   private readonly handlers = new Map<string, Handler>();
   private readonly inbox: Inbox;
   private readonly requestSubscriptions: Subscription[] = [];
@@ -126,7 +131,7 @@ export class AgentNode {
     const { pendingCapacity, maxInflight, ...limits } = options.limits ?? {};
     this.maxInflight = maxInflight;
     this.drainTimeoutMs = options.drainTimeoutMs ?? 10_000;
-    this.core = {
+    this.#core = {
       agentId: options.id,
       uri,
       tenantId: options.tenantId,
@@ -153,24 +158,45 @@ export class AgentNode {
       clock,
       limits: checkLimits({ ...DEFAULT_LIMITS, ...limits }),
     };
-    this.inbox = new Inbox(this.core, this.handlers);
+    this.inbox = new Inbox(this.#core, this.handlers);
+    this.#inbound = createInboundPort(this.#core, this.inbox, () => this.state === 'running');
     for (const [capability, handler] of builtinHandlers(uri, instanceId, options.capabilities ?? [], Date.now(), (id) => this.requeueDlq(id))) this.handlers.set(capability, handler);
   }
 
   get id(): string {
-    return this.core.agentId;
+    return this.#core.agentId;
+  }
+
+  /** Names this replica among the replicas of its agent. */
+  get instanceId(): string {
+    return this.#core.instanceId;
+  }
+
+  /** Calls of this node waiting for their answer. */
+  get pendingCalls(): number {
+    return this.#core.registry.size;
+  }
+
+  /** The whole-flow store shared with other processes, when the guard has one. */
+  get guardStore(): FlowStore | undefined {
+    return this.#core.guard.store;
+  }
+
+  /** Where HTTP front doors (the session API) hand messages to this agent's inbox. */
+  get inbound(): InboundPort {
+    return this.#inbound;
   }
 
   get uri(): string {
-    return this.core.uri;
+    return this.#core.uri;
   }
 
   get dlq(): DlqSink {
-    return this.core.dlq;
+    return this.#core.dlq;
   }
 
   get peers(): PeerTable {
-    return this.core.peers;
+    return this.#core.peers;
   }
 
   /** Registers the handler for a capability. Handlers can be added before or after start. */
@@ -184,17 +210,17 @@ export class AgentNode {
 
   /** Subscribes to the local bus (async responses, progress, incoming events). Returns an unsubscribe function. */
   on<K extends LocalBusEventName>(name: K, listener: (event: LocalBusEvents[K]) => void): () => void {
-    return this.core.bus.on(name, listener);
+    return this.#core.bus.on(name, listener);
   }
 
   requestAgent<O = unknown, I = unknown>(options: RequestAgentOptions<I>): Promise<CallResult<O>> {
-    return requestAgent<O>(this.core, options);
+    return requestAgent<O>(this.#core, options);
   }
 
   /** From now on, payloads to `peer` are checked against these capabilities' input schemas before sending. */
   setPeerCapabilities(peer: string, capabilities: readonly CapabilitySchema[]): void {
     const uri = normalizeAgentUri(peer);
-    this.core.peerSchemas.set(uri, new CapabilitySchemas(capabilities, `${uri} capabilities`));
+    this.#core.peerSchemas.set(uri, new CapabilitySchemas(capabilities, `${uri} capabilities`));
   }
 
   /**
@@ -211,20 +237,21 @@ export class AgentNode {
 
   /** Publishes a DLQ record's bytes again, to the topic it came from (see requeue.ts). */
   requeueDlq(id: string): Promise<RequeueResult> {
-    return requeueDlqRecord(this.core, id);
+    return requeueDlqRecord(this.#core, this.#inbound, id);
   }
 
   /** Connects every transport and starts consuming the request and response topics. */
   async start(): Promise<void> {
     if (this.state !== 'new') throw new Error(`AgentNode ${this.id}: start() called while ${this.state}`);
     this.state = 'starting';
-    const { topics } = this.core;
-    for (const transport of this.core.transports.values()) {
+    const { topics } = this.#core;
+    for (const transport of this.#core.transports.values()) {
       await transport.connect();
       transport.onUndeliverable?.((failure) => {
-        handleUndeliverable(this.core, transport, failure).catch((error: unknown) => this.core.logger.error({ err: error, topic: failure.topic }, 'could not record an undeliverable message'));
+        handleUndeliverable(this.#core, transport, failure).catch((error: unknown) => this.#core.logger.error({ err: error, topic: failure.topic }, 'could not record an undeliverable message'));
       });
-      const receive = (delivery: Parameters<Inbox['receive']>[0]): void => this.inbox.receive(delivery, transport);
+      const source: DeliverySource = { kind: transport.kind, redelivers: transport.traits.redelivery };
+      const receive = (delivery: Parameters<Inbox['receive']>[0]): void => this.inbox.receive(delivery, source);
       const inflight = { maxInflight: this.maxInflight };
       // Replicas of one agent share its requests; each instance reads the replies to its own calls.
       this.requestSubscriptions.push(await transport.subscribe(topics.requests, receive, { group: this.id, ...inflight }));
@@ -240,8 +267,8 @@ export class AgentNode {
     for (const subscription of this.requestSubscriptions.splice(0)) await subscription.close();
     await this.drainHandlers();
     for (const subscription of this.responseSubscriptions.splice(0)) await subscription.close();
-    this.core.registry.close();
-    for (const transport of this.core.transports.values()) await transport.close();
+    this.#core.registry.close();
+    for (const transport of this.#core.transports.values()) await transport.close();
     this.state = 'closed';
   }
 
@@ -253,7 +280,7 @@ export class AgentNode {
     const hitTimeout = await Promise.race([this.inbox.drain().then(() => false), timedOut]);
     clearTimeout(timer);
     if (hitTimeout) {
-      this.core.logger.warn({ active: this.inbox.activeCount }, 'handlers still running after the drain timeout; closing anyway');
+      this.#core.logger.warn({ active: this.inbox.activeCount }, 'handlers still running after the drain timeout; closing anyway');
     }
   }
 }

@@ -1,10 +1,10 @@
 import type { AuthVerdict } from '../auth/provider.js';
 import type { AgentRpcEnvelope } from '../envelope/index.js';
 import { noAudit } from '../audit/audit-log.js';
-import type { NodeCore } from './node-core.js';
+import type { NodeIdentity, Telemetry } from './node-core.js';
 
 /** Every verify decision, accept or reject, becomes an `auth_check` audit record and a metric. */
-export function recordAuthDecision(core: NodeCore, provider: string, envelope: AgentRpcEnvelope, verdict: AuthVerdict): void {
+export function recordAuthDecision(core: Telemetry & Pick<NodeIdentity, 'agentId'>, provider: string, envelope: AgentRpcEnvelope, verdict: AuthVerdict): void {
   const decision = verdict.ok ? 'accept' : 'reject';
   core.metrics.authDecision?.(provider, decision, verdict.ok ? undefined : verdict.reason);
   // The default log records nothing: skip building the record on the hot path.

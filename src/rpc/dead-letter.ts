@@ -3,7 +3,7 @@ import { newMessageId } from '../envelope/index.js';
 import type { WireError } from '../errors.js';
 import type { DlqKind, DlqRecord } from '../dlq/record.js';
 import type { Delivery, TransportKind } from '../transport.js';
-import type { NodeCore } from './node-core.js';
+import type { InboxCore } from './node-core.js';
 
 export interface DeadLetterInput {
   readonly kind: DlqKind;
@@ -18,12 +18,12 @@ export interface DeadLetterInput {
 
 /**
  * Writes a DLQ record to the local sink, counts it, logs it and publishes it to the
- * agent's DLQ topic on the transport it came from. Rejects if the local sink cannot store
+ * agent's DLQ topic on the broker it came from. Rejects if the local sink cannot store
  * it; the inbox then nacks the delivery instead of acking, so the message is not lost. The
  * topic copy is best effort: the local sink already holds the record.
  */
 export async function deadLetter(
-  core: NodeCore,
+  core: InboxCore,
   delivery: Delivery,
   transport: TransportKind,
   input: DeadLetterInput,
@@ -49,10 +49,13 @@ export async function deadLetter(
   }
   await core.dlq.write(record);
   core.metrics.dlqRecorded?.(input.kind, input.reason);
-  await core.transports
-    .get(transport)
-    ?.publish(core.topics.dlq, { body: Buffer.from(JSON.stringify(record)), key: record.id })
-    .catch((error: unknown) => core.logger.warn({ err: error, dlqId: record.id }, 'DLQ record kept locally but not published to the DLQ topic'));
+  // Only broker transports have topics to copy it to (not request/response adapters, not the inbound port).
+  const carrier = core.transports.get(transport);
+  if (carrier?.traits.remoteSubscribe) {
+    await carrier
+      .publish(core.topics.dlq, { body: Buffer.from(JSON.stringify(record)), key: record.id })
+      .catch((error: unknown) => core.logger.warn({ err: error, dlqId: record.id }, 'DLQ record kept locally but not published to the DLQ topic'));
+  }
   if (core.logger.isLevelEnabled('warn')) {
     core.logger.warn(
       {

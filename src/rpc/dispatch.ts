@@ -2,48 +2,36 @@ import { requestAgent } from './request-agent.js';
 import type { AgentRpcEnvelope } from '../envelope/index.js';
 import { RpcError, toRpcError } from '../errors.js';
 import type { StoredReply } from '../idempotency/store.js';
-import type { Delivery, RpcTransport } from '../transport.js';
-import type { DeadLetterInput } from './dead-letter.js';
-import { deliverFinalReply } from './deliver-reply.js';
 import { runInDispatch } from './flow-context.js';
 import { toWireError, type Handler, type HandlerContext, type HandlerResult, type RespondOptions } from './handler.js';
-import type { NodeCore } from './node-core.js';
+import type { InboxCore } from './node-core.js';
 import { isPromise } from '../maybe-promise.js';
-import { retryDelay } from './retry-delay.js';
-import { buildResponse, publishReply, sendResponse } from './responder.js';
+import type { Receipt } from './receipt.js';
 import type { ResponsePayload } from './response-payload.js';
 
-export interface DispatchInput {
-  readonly envelope: AgentRpcEnvelope;
-  readonly dedupeKey: string;
-  readonly delivery: Delivery;
-  readonly transport: RpcTransport;
-  readonly handler: Handler;
-  readonly deadLetter: (input: DeadLetterInput) => Promise<void>;
-}
-
 interface FinalReply {
-  reply: StoredReply | undefined;
-  published: Promise<void> | undefined;
+  readonly reply: StoredReply | undefined;
+  readonly payload: ResponsePayload;
+  readonly sent: Promise<void> | undefined;
 }
 
 /**
- * Runs the handler for a claimed request inside its flow context, then settles:
- * - a value or an error the caller is told about → final response (deliverFinalReply);
- * - a retriable error with attempts left on a redelivering transport → release the claim
- *   and nack; once attempts are exhausted the caller gets the error and the message is
+ * Runs the handler for a claimed request inside its flow context, then settles through
+ * the receipt:
+ * - a value or an error the caller is told about → the final response (`receipt.answer`);
+ * - a retriable error the redelivery policy allows again → release the claim and hand the
+ *   message back; once attempts are exhausted the caller gets the error and the message is
  *   dead-lettered as `handler-failed` so an operator can requeue it.
  */
-export async function dispatchRequest(core: NodeCore, input: DispatchInput): Promise<void> {
-  const { envelope, delivery, transport, handler } = input;
+export async function dispatchRequest(core: InboxCore, envelope: AgentRpcEnvelope, receipt: Receipt, handler: Handler): Promise<void> {
   let final: Promise<FinalReply> | undefined;
   const sendFinal = async (payload: ResponsePayload): Promise<FinalReply> => {
-    const built = buildResponse(core, envelope, payload);
+    const built = receipt.reply(payload);
     const reply = isPromise(built) ? await built : built;
-    const published = reply ? publishReply(core, reply, envelope.correlationId) : undefined;
-    // Observed here so a failure is never unhandled; deliverFinalReply handles it.
-    published?.catch(() => undefined);
-    return { reply, published };
+    const sent = reply ? receipt.send(reply, payload) : undefined;
+    // Observed here so a failure is never unhandled; receipt.answer handles it.
+    sent?.catch(() => undefined);
+    return { reply, payload, sent };
   };
 
   const ctx: HandlerContext = {
@@ -52,7 +40,7 @@ export async function dispatchRequest(core: NodeCore, input: DispatchInput): Pro
     from: envelope.from,
     capability: envelope.capability,
     deadline: envelope.deadline,
-    attempt: delivery.attempt,
+    attempt: receipt.delivery.attempt,
     logger: core.logger,
     requestAgent: (options) => requestAgent(core, options),
     requestApproval: (prompt) => core.approvals.request(envelope, prompt),
@@ -60,11 +48,13 @@ export async function dispatchRequest(core: NodeCore, input: DispatchInput): Pro
       if (final) throw new RpcError('EAGENTRPC_HANDLER_FAILED', 'respond() called after the final response was sent');
       if (options?.progress) {
         if (!result.ok) throw new TypeError('respond: an error result cannot be a progress response');
-        await sendResponse(core, envelope, { ok: true, data: result.data ?? null, progress: true });
+        const payload: ResponsePayload = { ok: true, data: result.data ?? null, progress: true };
+        const reply = await receipt.reply(payload);
+        if (reply) await receipt.send(reply, payload);
         return;
       }
       final = sendFinal(toPayload(result));
-      await (await final).published;
+      await (await final).sent;
     },
   };
 
@@ -83,15 +73,13 @@ export async function dispatchRequest(core: NodeCore, input: DispatchInput): Pro
   if (!thrown && !final) thrown = core.schemas.check(envelope.capability, 'output', value ?? null);
   if (thrown) logHandlerError(core, envelope, thrown);
   if (thrown && !final) {
-    const limits = core.limits;
-    if (thrown.retriable && transport.traits.redelivery && delivery.attempt < limits.maxDeliveryAttempts) {
-      const releasing = core.dedupe.release(input.dedupeKey);
-      if (isPromise(releasing)) await releasing;
-      core.metrics.redeliveryRequested?.(envelope.capability, delivery.attempt);
-      return delivery.nack({ delayMs: retryDelay(limits.retryDelayMs, delivery.attempt) });
+    if (thrown.retriable && receipt.mayRetry) {
+      await receipt.releaseClaim();
+      core.metrics.redeliveryRequested?.(envelope.capability, receipt.delivery.attempt);
+      return receipt.retryLater();
     }
     if (thrown.retriable) {
-      await input.deadLetter({ kind: 'handler-failed', reason: thrown.code, detail: thrown.message, error: thrown.toWire() });
+      await receipt.deadLetter({ kind: 'handler-failed', reason: thrown.code, detail: thrown.message, error: thrown.toWire() });
     }
     final = sendFinal({ ok: false, error: thrown.toWire() });
   }
@@ -104,7 +92,7 @@ export async function dispatchRequest(core: NodeCore, input: DispatchInput): Pro
     logHandlerError(core, envelope, failure);
     settled = await sendFinal({ ok: false, error: failure.toWire() });
   }
-  return deliverFinalReply(core, envelope, input.dedupeKey, delivery, transport, settled.reply, input.deadLetter, settled.published);
+  return receipt.answer(settled.reply, { ...(settled.sent ? { sent: settled.sent } : {}), payload: settled.payload });
 }
 
 function toPayload(result: HandlerResult): ResponsePayload {
@@ -112,7 +100,7 @@ function toPayload(result: HandlerResult): ResponsePayload {
   return { ok: false, error: toWireError(result.error) };
 }
 
-function logHandlerError(core: NodeCore, envelope: AgentRpcEnvelope, error: RpcError): void {
+function logHandlerError(core: InboxCore, envelope: AgentRpcEnvelope, error: RpcError): void {
   if (!core.logger.isLevelEnabled('warn')) return;
   core.logger.warn(
     {

@@ -2,10 +2,10 @@ import type { Logger } from '../observability/logger.js';
 import type { RpcMetrics } from '../observability/metrics.js';
 import { noAudit } from '../audit/audit-log.js';
 import { recursionLogLine, type GuardViolation } from '../guard/guard-rules.js';
-import type { NodeCore } from './node-core.js';
+import type { NodeIdentity, Telemetry } from './node-core.js';
 
 /** Agents passing a flow on without doing any work of their own: a warning, not a refusal. */
-export function reportIdleHops(core: NodeCore, hops: number, from: string, to: string, correlationId: string): void {
+export function reportIdleHops(core: Telemetry & Pick<NodeIdentity, 'agentId'>, hops: number, from: string, to: string, correlationId: string): void {
   core.metrics.guardWarning?.('idle-hops');
   if (core.logger.isLevelEnabled('warn')) {
     core.logger.warn({ correlationId, from, to, hops }, `[RECURSION] Warning: flow ${correlationId} made ${hops} agent-to-agent calls in a row with no work in between (${from}→${to})`);
@@ -13,7 +13,7 @@ export function reportIdleHops(core: NodeCore, hops: number, from: string, to: s
 }
 
 /** A guard refusal becomes a `[RECURSION]` log line, a `guard_reject` audit record and a metric. */
-export function reportGuardRejection(core: NodeCore, violation: GuardViolation, from: string, to: string, correlationId: string): void {
+export function reportGuardRejection(core: Telemetry & Pick<NodeIdentity, 'agentId'>, violation: GuardViolation, from: string, to: string, correlationId: string): void {
   core.metrics.guardRejected?.(violation.rule);
   if (core.audit !== noAudit) {
     core.audit.append({ kind: 'guard_reject', agentId: core.agentId, from, to, rule: violation.rule, message: violation.message, value: violation.value, limit: violation.limit, correlationId });

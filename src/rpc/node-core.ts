@@ -31,8 +31,8 @@ export interface NodeLimits {
   readonly retryDelayMs: number;
 }
 
-/** The state one agent node's caller side and inbox share. Built once by AgentNode. */
-export interface NodeCore {
+/** Who this node is. */
+export interface NodeIdentity {
   readonly agentId: string;
   /** `agent://<agentId>` */
   readonly uri: string;
@@ -40,38 +40,57 @@ export interface NodeCore {
   readonly topics: AgentTopics;
   /** Distinguishes replicas of one agent: each receives the replies to its own calls only. */
   readonly instanceId: string;
+}
+
+/** Where the node reports: every part of it may log, count and audit. */
+export interface Telemetry {
+  readonly logger: Logger;
+  readonly metrics: RpcMetrics;
+  readonly clock: Clock;
+  readonly audit: AuditLog;
+}
+
+/** How the node reaches peers and proves who it is. */
+export interface NodeLinks {
   /** Per transport kind, the `replyTo` URI this instance puts on its requests. */
   readonly replyTo: ReadonlyMap<TransportKind, string>;
   readonly transports: ReadonlyMap<TransportKind, RpcTransport>;
   readonly peers: PeerTable;
-  readonly registry: PendingRegistry;
-  readonly permissions: PermissionCheck;
   /** Verifies what arrives (unless a peer has its own verifier) and signs by default. */
   readonly auth: AuthProvider;
-  readonly audit: AuditLog;
+}
+
+/** What the caller side (requestAgent, sync calls) needs. */
+export interface CallerCore extends NodeIdentity, Telemetry, NodeLinks {
+  readonly registry: PendingRegistry;
+  readonly permissions: PermissionCheck;
   readonly guard: RunawayGuard;
-  /** JSON Schemas of this node's capabilities: inputs checked before dispatch, results after. */
-  readonly schemas: CapabilitySchemas;
   /** Published schemas of peers' capabilities, by peer URI: payloads checked before sending. */
   readonly peerSchemas: Map<string, CapabilitySchemas>;
+  readonly bus: LocalBus;
+}
+
+/** What the inbox (receive, dispatch, reply, dead-letter) needs, besides calling on behalf of handlers. */
+export interface InboxCore extends CallerCore {
+  /** JSON Schemas of this node's capabilities: inputs checked before dispatch, results after. */
+  readonly schemas: CapabilitySchemas;
   readonly dlq: DlqSink;
   /** Answers handlers' approval prompts (the session API); outside a session they are declined. */
   readonly approvals: ApprovalGate;
   readonly dedupe: Dedupe;
-  readonly bus: LocalBus;
-  readonly logger: Logger;
-  readonly metrics: RpcMetrics;
-  readonly clock: Clock;
   readonly limits: NodeLimits;
 }
 
+/** The signer and reply addresses of a node: enough to sign and route, nothing else. */
+export type SignerCore = Pick<NodeIdentity, 'uri'> & Pick<NodeLinks, 'peers' | 'auth'>;
+
 /** The provider that signs what goes to a peer: the peer's own, else the node's. */
-export function signerFor(core: NodeCore, peerUri: string): AuthProvider {
+export function signerFor(core: SignerCore, peerUri: string): AuthProvider {
   return core.peers.get(peerUri)?.auth ?? core.auth;
 }
 
 /** The provider that verifies what a peer sends: the peer's own when it verifies, else the node's. */
-export function verifierFor(core: NodeCore, peerUri: string): AuthProvider & Required<Pick<AuthProvider, 'verify'>> {
+export function verifierFor(core: SignerCore, peerUri: string): AuthProvider & Required<Pick<AuthProvider, 'verify'>> {
   const own = core.peers.get(peerUri)?.auth;
   return (own?.verify !== undefined ? own : core.auth) as AuthProvider & Required<Pick<AuthProvider, 'verify'>>;
 }

@@ -4,7 +4,7 @@ import { RpcError, toRpcError } from '../errors.js';
 import { CALL_MODES, statusForError, type CallMode, type CallResult } from './call-result.js';
 import { isPromise } from '../maybe-promise.js';
 import { currentDispatch } from './flow-context.js';
-import type { NodeCore } from './node-core.js';
+import type { CallerCore } from './node-core.js';
 import type { PendingOutcome } from './pending-registry.js';
 import { normalizeAgentUri } from './peer-table.js';
 import { requestPermissionKey } from './permissions.js';
@@ -40,7 +40,7 @@ export const MAX_TIMEOUT_MS = 600_000;
  * registry → publish. Resolves with a CallResult for every outcome of the call; throws
  * only for caller mistakes (TypeError / RangeError naming the option).
  */
-export async function requestAgent<O = unknown>(core: NodeCore, options: RequestAgentOptions): Promise<CallResult<O>> {
+export async function requestAgent<O = unknown>(core: CallerCore, options: RequestAgentOptions): Promise<CallResult<O>> {
   const { to, capability, mode, timeoutMs } = checkOptions(options);
   const started = performance.now();
   const parent = currentDispatch()?.request;

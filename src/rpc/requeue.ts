@@ -1,6 +1,7 @@
 import { RpcError } from '../errors.js';
 import type { TransportKind } from '../transport.js';
-import type { NodeCore } from './node-core.js';
+import type { InboxCore } from './node-core.js';
+import { INBOUND_PORT_KIND, type InboundPort } from './inbound-port.js';
 import { publishReply } from './responder.js';
 
 export interface RequeueResult {
@@ -16,7 +17,7 @@ export interface RequeueResult {
  * dedupe strategy the first attempt's dedupe record is dropped, otherwise the requeued
  * copy would only be answered with the stored outcome.
  */
-export async function requeueDlqRecord(core: NodeCore, id: string): Promise<RequeueResult> {
+export async function requeueDlqRecord(core: InboxCore, inbound: InboundPort, id: string): Promise<RequeueResult> {
   const record = await core.dlq.get(id);
   if (!record) throw new RangeError(`requeue: no DLQ record ${id}`);
   const body = Buffer.from(record.rawBase64, 'base64');
@@ -26,11 +27,17 @@ export async function requeueDlqRecord(core: NodeCore, id: string): Promise<Requ
     await publishReply(core, { replyTo: record.replyTo, body }, key);
     return { transport: record.transport, topic: record.replyTo };
   }
+  const viaPort = record.transport === INBOUND_PORT_KIND;
   const transport = core.transports.get(record.transport);
-  if (!transport) {
+  if (!viaPort && !transport) {
     throw new RpcError('EAGENTRPC_NO_TRANSPORT', `requeue: DLQ record ${id} came over ${record.transport}, which this node has not loaded`);
   }
   if (record.envelope && core.dedupe.strategy === 'message-id') await core.dedupe.release(record.envelope.messageId);
+  if (viaPort || !transport) {
+    // It came through a front door, not a topic: it goes back the same way (nobody waits for its answer now).
+    void inbound.deliver({ body, deliveryId: `requeue-${record.id}` }).catch((error: unknown) => core.logger.warn({ err: error, dlqId: id }, 'requeued message not delivered'));
+    return { transport: record.transport, topic: record.coordinates.topic };
+  }
   await transport.publish(record.coordinates.topic, { body, key });
   return { transport: record.transport, topic: record.coordinates.topic };
 }

@@ -4,7 +4,7 @@ import { RpcError } from '../errors.js';
 import type { StoredReply } from '../idempotency/store.js';
 import { parseReplyTo, type RpcTransport, type TransportKind } from '../transport.js';
 import { isPromise, type MaybePromise } from '../maybe-promise.js';
-import { signerFor, type NodeCore } from './node-core.js';
+import { signerFor, type NodeLinks, type SignerCore } from './node-core.js';
 import type { ResponsePayload } from './response-payload.js';
 
 /**
@@ -12,7 +12,7 @@ import type { ResponsePayload } from './response-payload.js';
  * wants no reply. Kept apart from publishing so a reply that could not be published can
  * be stored and sent again when the request is redelivered, without re-running the handler.
  */
-export function buildResponse(core: NodeCore, request: AgentRpcEnvelope, payload: ResponsePayload): MaybePromise<StoredReply | undefined> {
+export function buildResponse(core: SignerCore, request: AgentRpcEnvelope, payload: ResponsePayload): MaybePromise<StoredReply | undefined> {
   if (request.replyTo === undefined) return undefined;
   const response: AgentRpcEnvelope = {
     version: 1,
@@ -32,19 +32,12 @@ export function buildResponse(core: NodeCore, request: AgentRpcEnvelope, payload
 }
 
 /** Publishes a reply to its `replyTo`. Throws RpcError when no loaded transport reaches it. */
-export async function publishReply(core: NodeCore, reply: StoredReply, correlationId: string): Promise<void> {
+export async function publishReply(core: Pick<NodeLinks, 'transports'>, reply: StoredReply, correlationId: string): Promise<void> {
   const { transport, topic } = replyTarget(core, reply.replyTo);
   await transport.publish(topic, { body: reply.body, key: correlationId });
 }
 
-/** Build and publish in one step, for answers that need no retry bookkeeping. */
-export async function sendResponse(core: NodeCore, request: AgentRpcEnvelope, payload: ResponsePayload): Promise<StoredReply | undefined> {
-  const reply = await buildResponse(core, request, payload);
-  if (reply) await publishReply(core, reply, request.correlationId);
-  return reply;
-}
-
-function replyTarget(core: NodeCore, replyTo: string): { transport: RpcTransport; topic: string } {
+function replyTarget(core: Pick<NodeLinks, 'transports'>, replyTo: string): { transport: RpcTransport; topic: string } {
   const parsed = parseReplyTo(replyTo);
   const transport = parsed ? core.transports.get(parsed.scheme as TransportKind) : undefined;
   if (!parsed || !transport) {

@@ -1,5 +1,5 @@
 import { RpcError, toRpcError } from '../errors.js';
-import type { NodeCore } from './node-core.js';
+import type { CallerCore } from './node-core.js';
 import type { PendingOutcome } from './pending-registry.js';
 
 /** Retrying a sync call: the same envelope (same messageId) is published again. */
@@ -32,7 +32,7 @@ export interface SyncCall {
  * allow. The receiver dedupes by messageId, so a retry never runs the handler twice; it is
  * answered from the first run's stored response.
  */
-export async function runSyncCall(core: NodeCore, call: SyncCall): Promise<{ outcome: PendingOutcome; sent: boolean }> {
+export async function runSyncCall(core: CallerCore, call: SyncCall): Promise<{ outcome: PendingOutcome; sent: boolean }> {
   const attempts = call.retry?.attempts ?? 1;
   const attemptTimeout = call.retry?.attemptTimeoutMs ?? Math.ceil((call.deadline - core.clock.now()) / attempts);
   for (let attempt = 1; ; attempt++) {
@@ -52,7 +52,7 @@ function isLostAttempt(error: RpcError): boolean {
 }
 
 /** `registered: false` when the registry refused the call, so nothing was published. */
-function attemptOnce(core: NodeCore, call: SyncCall, deadline: number): Promise<{ outcome: PendingOutcome; registered: boolean }> {
+function attemptOnce(core: CallerCore, call: SyncCall, deadline: number): Promise<{ outcome: PendingOutcome; registered: boolean }> {
   return new Promise((resolve) => {
     const { signal, requestId } = call;
     const onAbort = (): void => {

@@ -2,7 +2,7 @@ import { decodeEnvelope } from '../envelope/index.js';
 import { RpcError, toRpcError } from '../errors.js';
 import type { Delivery, RpcTransport, UndeliverableMessage } from '../transport.js';
 import { deadLetter } from './dead-letter.js';
-import type { NodeCore } from './node-core.js';
+import type { InboxCore } from './node-core.js';
 
 /**
  * A message a request/response transport accepted but could not carry to the end (the
@@ -11,7 +11,7 @@ import type { NodeCore } from './node-core.js';
  * as `remote-failed`, so it can be inspected and requeued. A request the caller itself
  * abandoned is only logged: it was cancelled on purpose.
  */
-export async function handleUndeliverable(core: NodeCore, transport: RpcTransport, failure: UndeliverableMessage): Promise<void> {
+export async function handleUndeliverable(core: InboxCore, transport: RpcTransport, failure: UndeliverableMessage): Promise<void> {
   const error = toRpcError(failure.error);
   const decoded = decodeEnvelope(failure.body, core.limits);
   const envelope = decoded.ok ? decoded.envelope : undefined;

@@ -8,7 +8,7 @@ import { startNodeHttpServer, type NodeHttpServer } from '../server/http-server.
 import type { ApiRoute } from '../server/api-route.js';
 import type { SessionManager } from '../server/sessions/session-manager.js';
 import { buildAgent, type BuiltAgent } from './build-agent.js';
-import { LateApprovalGate, loadApiTokens, startSessions } from './node-api.js';
+import { loadApiTokens, openSessions } from './node-api.js';
 import { remoteNodesOf } from './remote-nodes-of.js';
 
 export interface RunningDaemon {
@@ -30,7 +30,8 @@ export interface DaemonOptions {
 
 /**
  * Loads each agent's config directory, starts the agents (agents on the memory transport
- * share one in-process bus; every agent also gets the \`http\` transport) and one HTTP server
+ * share one in-process bus; every agent also gets the \`http\` transport to call remote nodes; the session API hands
+ * requests to each agent's inbound port) and one HTTP server
  * for the process: /healthz, /readyz, /metrics with every agent's series, and the
  * token-protected session and remote-node API (docs/remote-nodes.md).
  */
@@ -45,22 +46,19 @@ export async function startDaemon(dirs: string | readonly string[], options: Dae
   const tokens = await loadApiTokens(first, secrets);
   const metrics = new PrometheusMetrics();
   const { MemoryBus } = await import('../../transports/memory/index.js');
-  const { HttpIngress } = await import('../../transports/http/index.js');
   const memoryBus = new MemoryBus();
-  const ingress = new HttpIngress();
-  const approvals = new LateApprovalGate();
+  const sessions = await openSessions(first, logger);
   const agents: BuiltAgent[] = [];
   let remoteRoutes: ApiRoute[] | undefined;
   for (const config of configs) {
     const remote = await remoteNodesOf(config, secrets);
     // The first agent's node store serves the remote-node API of the process.
     remoteRoutes ??= remote.routes;
-    const http = { ingress, resolver: remote.resolver };
-    agents.push(await buildAgent(config, { logger, env, memoryBus, metrics: metrics.forAgent(config.agent.value.agent.id), http, approvals }));
+    const http = { resolver: remote.resolver };
+    const built = await buildAgent(config, { logger, env, memoryBus, metrics: metrics.forAgent(config.agent.value.agent.id), http, approvals: sessions.manager.prompts });
+    sessions.manager.attach({ port: built.node.inbound, ...defaultCapabilityOf(config) });
+    agents.push(built);
   }
-  const sessionAgents = agents.map(({ node, config }) => ({ core: node.core, ...defaultCapabilityOf(config) }));
-  const sessions = await startSessions(configs, sessionAgents, ingress, logger);
-  approvals.target = sessions.manager.prompts;
   let ready = false;
   const address = { host: '127.0.0.1', port: 9464, ...first.agent.value.http, ...options.http };
   const http = await startNodeHttpServer({

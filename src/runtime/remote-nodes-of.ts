@@ -5,11 +5,11 @@ import { ConfigError } from '../config/config-error.js';
 import { remoteNodesFromConfig } from '../config/remote-nodes-config.js';
 import type { SecretResolver } from '../secrets/resolver.js';
 import type { ApiRoute } from '../server/api-route.js';
-import { CredentialCipher } from '../server/remote-nodes/credential-cipher.js';
-import type { RemoteNodeResolver } from '../server/remote-nodes/remote-node.js';
-import { mergedResolver } from '../server/remote-nodes/remote-node-resolver.js';
-import { RemoteNodeStore } from '../server/remote-nodes/remote-node-store.js';
-import { remoteNodeRoutes } from '../server/remote-nodes/remote-nodes-routes.js';
+import { CredentialCipher } from '../remote-nodes/credential-cipher.js';
+import type { RemoteNodeResolver } from '../remote-nodes/remote-node.js';
+import { mergedResolver } from '../remote-nodes/remote-node-resolver.js';
+import { RemoteNodeStore } from '../remote-nodes/remote-node-store.js';
+import { remoteNodeRoutes } from '../server/remote-nodes-routes.js';
 
 /**
  * An agent's remote nodes: agent.yaml `remote_nodes` merged with its node store (when

@@ -1,6 +1,6 @@
 import type { TransportsConfig } from '../config/transports-config.js';
 import type { Logger } from '../observability/logger.js';
-import type { RemoteNodeResolver } from '../server/remote-nodes/remote-node.js';
+import type { RemoteNodeResolver } from '../remote-nodes/remote-node.js';
 import type { RpcTransport } from '../transport.js';
 
 export interface TransportContext {
@@ -8,11 +8,8 @@ export interface TransportContext {
   readonly memoryBus?: unknown;
   readonly clientId: string;
   readonly logger: Logger;
-  /**
-   * Set by the daemon: every agent also gets the `http` transport, through which its node's
-   * session API hands requests in and remote nodes (`resolver`) are called.
-   */
-  readonly http?: { readonly ingress: unknown; readonly resolver: RemoteNodeResolver };
+  /** Set by the daemon and the CLI: every agent also gets the `http` transport, to call remote nodes (`resolver`). */
+  readonly http?: { readonly resolver: RemoteNodeResolver };
 }
 
 /** One transport per configured kind; broker client packages load only when configured. */
@@ -32,9 +29,8 @@ export async function transportsFromConfig(config: TransportsConfig, context: Tr
     transports.push(kafkaTransport({ clientId: context.clientId, ...config.kafka, logger: context.logger.child({ transport: 'kafka' }) }));
   }
   if (context.http) {
-    const { httpTransport, HttpIngress } = await import('../../transports/http/index.js');
-    if (!(context.http.ingress instanceof HttpIngress)) throw new TypeError('transportsFromConfig: http.ingress must be an HttpIngress');
-    transports.push(httpTransport({ ingress: context.http.ingress, resolver: context.http.resolver, logger: context.logger.child({ transport: 'http' }) }));
+    const { httpTransport } = await import('../../transports/http/index.js');
+    transports.push(httpTransport({ resolver: context.http.resolver, logger: context.logger.child({ transport: 'http' }) }));
   }
   return transports;
 }

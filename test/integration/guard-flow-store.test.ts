@@ -83,7 +83,7 @@ describe('guard - shared flow store (Redis)', () => {
     await expect(loadAgentConfig(dir, env)).rejects.toThrow(/agent\.yaml:\d+: guard\.store\.url: must be a redis:\/\/ or rediss:\/\/ URL/);
     writeFileSync(agentFile, `${original}guard: { store: { kind: redis, url: "${redis.url}" } }\n`);
     const daemon = await startDaemon(dir, { env, logger: silentLogger });
-    expect(daemon.agents[0]!.node.core.guard.store).toBeInstanceOf(RedisFlowStore);
+    expect(daemon.agents[0]!.node.guardStore).toBeInstanceOf(RedisFlowStore);
     await daemon.stop();
   });
 });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hmacAuth } from '../../src/auth/hmac-provider.js';
 import { AgentNode } from '../../src/rpc/agent-node.js';
 import { SecretValue } from '../../src/secrets/secret-value.js';
-import type { RemoteNode } from '../../src/server/remote-nodes/remote-node.js';
+import type { RemoteNode } from '../../src/remote-nodes/remote-node.js';
 import { freePort } from '../../tools/brokers/free-port.js';
 import { httpTransport } from '../../transports/http/index.js';
 import { DaemonProcess } from '../support/daemon-process.js';

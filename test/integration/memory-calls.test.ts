@@ -182,7 +182,7 @@ describe('requestAgent - retry', () => {
       retry: { attempts: 3, attemptTimeoutMs: 30, backoffMs: 1 },
     });
     // The first attempt times out while the handler still runs; the retry is published.
-    await until(() => svc.core.registry.size === 0 && caller.core.registry.size === 1 && seen.length === 1);
+    await until(() => svc.pendingCalls === 0 && caller.pendingCalls === 1 && seen.length === 1);
     setTimeout(() => release.open(), 40);
     const result = await pending;
     expect(result).toMatchObject({ status: 'ok', response: 'answered' });
@@ -269,7 +269,7 @@ describe('requestAgent - async and fire-and-forget modes', () => {
     svc.on('agent.rpc.event', (event) => events.push(event));
     const result = await caller.requestAgent({ to: 'svc', capability: 'notify', payload: { n: 1 }, mode: 'fire-and-forget' });
     expect(result.status).toBe('ok');
-    expect(caller.core.registry.size).toBe(0);
+    expect(caller.pendingCalls).toBe(0);
     await until(() => events.length === 1);
     const envelope = events[0]!.envelope;
     expect(envelope).toMatchObject({ kind: 'event', capability: 'notify', payload: { n: 1 }, from: 'agent://caller' });

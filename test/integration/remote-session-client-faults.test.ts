@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Logger } from '../../src/observability/logger.js';
 import { SecretValue } from '../../src/secrets/secret-value.js';
-import type { RemoteNode } from '../../src/server/remote-nodes/remote-node.js';
-import { CREATE_ATTEMPTS, runRemoteSession, type RemoteSessionOptions } from '../../transports/http/remote-session-client.js';
+import type { RemoteNode } from '../../src/remote-nodes/remote-node.js';
+import { CREATE_ATTEMPTS, runRemoteSession, type RemoteSessionOptions } from '../../src/remote-nodes/remote-session-client.js';
 import { echoed, ScriptedSessionApi, type PollView, type SessionScript } from '../support/scripted-session-api.js';
 
 // The client's failure paths against a scripted loopback node (test/support/scripted-session-api.ts).

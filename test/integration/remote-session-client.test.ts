@@ -8,8 +8,8 @@ import { readAuditLog } from '../../src/audit/read-audit-log.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { startDaemon, type RunningDaemon } from '../../src/runtime/daemon.js';
 import { SecretValue } from '../../src/secrets/secret-value.js';
-import type { RemoteNode } from '../../src/server/remote-nodes/remote-node.js';
-import { CREATE_ATTEMPTS, runRemoteSession } from '../../transports/http/remote-session-client.js';
+import type { RemoteNode } from '../../src/remote-nodes/remote-node.js';
+import { CREATE_ATTEMPTS, runRemoteSession } from '../../src/remote-nodes/remote-session-client.js';
 import { FaultProxy } from '../support/fault-proxy.js';
 import { SessionApiClient } from '../support/session-api-client.js';
 

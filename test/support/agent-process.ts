@@ -113,7 +113,7 @@ async function startAgent(id: string, config: AgentProcessConfig, store: SqliteI
     ...(config.clockOffsetMs ? { clock: { now: () => Date.now() + config.clockOffsetMs! } } : {}),
   });
   node.handle('echo', (input) => input);
-  node.handle('whoami', () => ({ id, instanceId: node.core.instanceId }));
+  node.handle('whoami', () => ({ id, instanceId: node.instanceId }));
   node.handle('count', (_input, ctx) => {
     if (!config.effectsFile) throw new Error('count needs effectsFile');
     appendFileSync(config.effectsFile, `${ctx.envelope.messageId}\n`);

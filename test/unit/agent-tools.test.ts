@@ -8,9 +8,9 @@ import { readAuditLog } from '../../src/audit/read-audit-log.js';
 import { RpcError } from '../../src/errors.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { SecretValue } from '../../src/secrets/secret-value.js';
-import type { RemoteAuthType, RemoteNode, RemoteNodeResolver } from '../../src/server/remote-nodes/remote-node.js';
+import type { RemoteAuthType, RemoteNode, RemoteNodeResolver } from '../../src/remote-nodes/remote-node.js';
 import type { Role } from '../../src/server/roles.js';
-import type { RemoteSessionRunner } from '../../transports/http/http-transport.js';
+import type { RemoteSessionRunner } from '../../src/remote-nodes/remote-session-client.js';
 
 const TOKEN = 'tok-NEVER-SHOWN-4711';
 const node = (name: string, authType: RemoteAuthType, description = `${name} agents`): RemoteNode => ({

@@ -8,10 +8,10 @@ import { ConfigError } from '../../src/config/config-error.js';
 import { remoteNodesFromConfig } from '../../src/config/remote-nodes-config.js';
 import { createSecretResolver } from '../../src/secrets/resolver.js';
 import { SecretValue } from '../../src/secrets/secret-value.js';
-import { CredentialCipher } from '../../src/server/remote-nodes/credential-cipher.js';
-import type { RemoteNode } from '../../src/server/remote-nodes/remote-node.js';
-import { mergedResolver } from '../../src/server/remote-nodes/remote-node-resolver.js';
-import { RemoteNodeStore } from '../../src/server/remote-nodes/remote-node-store.js';
+import { CredentialCipher } from '../../src/remote-nodes/credential-cipher.js';
+import type { RemoteNode } from '../../src/remote-nodes/remote-node.js';
+import { mergedResolver } from '../../src/remote-nodes/remote-node-resolver.js';
+import { RemoteNodeStore } from '../../src/remote-nodes/remote-node-store.js';
 
 const FIXTURE = new URL('../fixtures/config/reviewer', import.meta.url).pathname;
 const env = { REVIEWER_DATA_DIR: '/tmp/reviewer', FARM_TOKEN: 'farm-token-value' };

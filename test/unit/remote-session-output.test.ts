@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EMPTY_OUTPUT, formatRemoteOutput, MAX_OUTPUT_CHARS, summarizePrompt } from '../../transports/http/format-remote-output.js';
+import { EMPTY_OUTPUT, formatRemoteOutput, MAX_OUTPUT_CHARS, summarizePrompt } from '../../src/remote-nodes/format-remote-output.js';
 
 const digits = (n: number): string => Array.from({ length: n }, (_, i) => String(i % 10)).join('');
 

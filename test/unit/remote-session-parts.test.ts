@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { redactUrl } from '../../transports/http/http-json.js';
-import { FIRST_POLL_DELAY_MS, nextPollDelay } from '../../transports/http/poll-backoff.js';
-import { unknownNodeError } from '../../transports/http/remote-session-client.js';
-import { lastAssistantMessage, readSessionView } from '../../transports/http/session-view.js';
+import { redactUrl } from '../../src/remote-nodes/http-json.js';
+import { FIRST_POLL_DELAY_MS, nextPollDelay } from '../../src/remote-nodes/poll-backoff.js';
+import { unknownNodeError } from '../../src/remote-nodes/remote-session-client.js';
+import { lastAssistantMessage, readSessionView } from '../../src/remote-nodes/session-view.js';
 
 describe('remote session parts', () => {
   it('remote session - poll delays start at 500 ms, grow by 1.5 and stop at 5 s', () => {

@@ -4,7 +4,6 @@ import { roleCan, ROLES } from '../../src/server/roles.js';
 import { matchRoute } from '../../src/server/route-match.js';
 import type { ApiRoute } from '../../src/server/api-route.js';
 import { SecretValue } from '../../src/secrets/secret-value.js';
-import { HttpIngress } from '../../transports/http/http-ingress.js';
 
 describe('node API building blocks', () => {
   it('roles - execute needs operator or above, admin only admin, everyone reads', () => {
@@ -34,33 +33,5 @@ describe('node API building blocks', () => {
     expect(matchRoute(routes, 'PUT', '/api/v1/remote-nodes/x')).toEqual({ allowed: ['GET', 'DELETE'] });
     expect(matchRoute(routes, 'GET', '/api/v1/remote-nodes')).toBeUndefined();
     expect(matchRoute(routes, 'GET', '/api/v1/remote-nodes/%E0%A4%A')).toBeUndefined();
-  });
-
-  it('http ingress - requests go to a subscriber in turn; replies reach the waiting listener by causedBy', async () => {
-    const ingress = new HttpIngress();
-    const seen: string[] = [];
-    ingress.subscribe('agents.a.requests', (delivery) => {
-      seen.push(`one:${delivery.coordinates.deliveryId}`);
-      delivery.ack();
-    });
-    ingress.subscribe('agents.a.requests', (delivery) => {
-      seen.push(`two:${delivery.coordinates.deliveryId}:${delivery.attempt}`);
-      if (delivery.attempt === 1) delivery.nack({ delayMs: 1 });
-      else delivery.ack();
-    });
-    await ingress.deliver('agents.a.requests', Buffer.from('{}'), 's1');
-    await ingress.deliver('agents.a.requests', Buffer.from('{}'), 's2');
-    expect(seen).toEqual(['one:s1', 'two:s2:1', 'one:s2']);
-    await expect(ingress.deliver('agents.b.requests', Buffer.from('{}'), 's3')).rejects.toThrow(/no agent of this node consumes agents.b.requests/);
-
-    const replies: string[] = [];
-    const listener = (body: Uint8Array): void => void replies.push(Buffer.from(body).toString());
-    ingress.awaitReplies('m-1', listener);
-    expect(ingress.routeReply(Buffer.from('{"causedBy":"m-1","n":1}'))).toBe(true);
-    expect(ingress.routeReply(Buffer.from('{"causedBy":"m-2"}'))).toBe(false);
-    expect(ingress.routeReply(Buffer.from('not json'))).toBe(false);
-    ingress.release('m-1', listener);
-    expect(ingress.routeReply(Buffer.from('{"causedBy":"m-1"}'))).toBe(false);
-    expect(replies).toEqual(['{"causedBy":"m-1","n":1}']);
   });
 });

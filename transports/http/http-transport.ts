@@ -1,7 +1,11 @@
+import { peekEnvelope, type AgentRpcEnvelope } from '../../src/envelope/index.js';
 import { RpcError, toRpcError } from '../../src/errors.js';
 import { silentLogger, type Logger } from '../../src/observability/logger.js';
-import type { RemoteNode, RemoteNodeResolver } from '../../src/server/remote-nodes/remote-node.js';
+import type { RemoteNode, RemoteNodeResolver } from '../../src/remote-nodes/remote-node.js';
+import { runRemoteSession, unknownNodeError, type RemoteSessionRunner } from '../../src/remote-nodes/remote-session-client.js';
+import { parseReplyTo } from '../../src/transport.js';
 import type {
+  Delivery,
   DeliveryHandler,
   OutboundMessage,
   RpcTransport,
@@ -10,23 +14,11 @@ import type {
   TransportTraits,
   UndeliverableMessage,
 } from '../../src/transport.js';
-import { HttpIngress } from './http-ingress.js';
-import { peekEnvelope, type EnvelopeRouting } from './peek-envelope.js';
-import { runRemoteSession, unknownNodeError } from './remote-session-client.js';
-
-/** Runs one remote session to its end (transports/http/remote-session-client.ts). */
-export type RemoteSessionRunner = (
-  node: RemoteNode,
-  request: { message: string; envelope?: string; safeMode?: boolean },
-  options: { signal?: AbortSignal; logger?: Logger },
-) => Promise<{ sessionId: string; output: string; responseEnvelope?: string }>;
 
 export interface HttpTransportOptions {
   /** Remote nodes by name: a peer route `kind: http` names its node as the topic. */
   readonly resolver?: RemoteNodeResolver;
-  /** Where the session API of this process hands envelopes in. Default: a private one. */
-  readonly ingress?: HttpIngress;
-  /** Default: runRemoteSession from remote-session-client.ts. */
+  /** Default: runRemoteSession (src/remote-nodes/remote-session-client.ts). */
   readonly runner?: RemoteSessionRunner;
   readonly logger?: Logger;
 }
@@ -36,10 +28,11 @@ export interface HttpTransportOptions {
 const DEADLINE_GRACE_MS = 1_000;
 
 const HTTP_TRAITS: TransportTraits = {
+  // A response handed to the reply subscription and nacked is handed over again.
   redelivery: true,
   orderedByKey: false,
   retainsUnconsumed: false,
-  // Requests arrive through this node's session API, not from a broker topic.
+  // Nothing arrives from a broker: requests come in through the node's inbound port.
   remoteSubscribe: false,
 };
 
@@ -48,22 +41,20 @@ const HTTP_TRAITS: TransportTraits = {
  * to topic `<node name>` creates a session on that node carrying the signed envelope, polls
  * it, and hands the remote agent's signed response to this node's reply subscription, so
  * the inbox verifies and settles it like a reply from a broker. What cannot be carried to
- * the end is reported to the node (`onUndeliverable`). Inbound, the session API of this
- * process delivers requests through the ingress; replies to them are routed back to the
- * waiting session.
+ * the end is reported to the node (`onUndeliverable`). Outbound only: requests from other
+ * nodes arrive through the session API and the node's inbound port, not here.
  */
 class HttpTransport implements RpcTransport {
   readonly kind = 'http' as const;
   readonly traits = HTTP_TRAITS;
-  private readonly ingress: HttpIngress;
   private readonly logger: Logger;
   private readonly running = new Map<string, AbortController>();
   private readonly listeners: Array<(failure: UndeliverableMessage) => void> = [];
-  private readonly subscriptions = new Set<Subscription>();
+  /** Local subscribers by topic: the reply topics remote responses are handed to. */
+  private readonly subscribers = new Map<string, DeliveryHandler>();
   private closed = false;
 
   constructor(private readonly options: HttpTransportOptions) {
-    this.ingress = options.ingress ?? new HttpIngress();
     this.logger = options.logger ?? silentLogger;
   }
 
@@ -73,33 +64,24 @@ class HttpTransport implements RpcTransport {
 
   async publish(topic: string, message: OutboundMessage): Promise<void> {
     if (this.closed) throw closedError();
-    const routing = peekEnvelope(message.body);
-    if (routing?.kind === 'response') {
-      if (this.ingress.routeReply(message.body)) return;
-      throw new RpcError('EAGENTRPC_PUBLISH_FAILED', `no session of this node waits for the response to ${routing.causedBy ?? '(none)'}`, { retriable: false, details: { topic } });
-    }
-    if (this.ingress.hasSubscriber(topic)) {
-      // An agent of this process (a DLQ requeue, or two agents of one node over http).
-      void this.ingress.deliver(topic, message.body, routing?.messageId ?? topic);
-      return;
+    const envelope = peekEnvelope(message.body)?.envelope;
+    if (!envelope || envelope.kind === 'response') {
+      // Answers to what came in over HTTP go back through the inbound port, never here.
+      throw new RpcError('EAGENTRPC_PUBLISH_FAILED', 'only request and event envelopes can be sent to a remote node', { retriable: false, details: { topic } });
     }
     const node = await this.nodeFor(topic);
-    if (!routing) throw new RpcError('EAGENTRPC_PUBLISH_FAILED', 'only agent-rpc envelopes can be sent to a remote node', { retriable: false, details: { topic } });
-    this.startSession(node, topic, message.body, routing);
+    this.startSession(node, topic, message.body, envelope);
   }
 
-  async subscribe(topic: string, handler: DeliveryHandler, options?: SubscribeOptions): Promise<Subscription> {
+  async subscribe(topic: string, handler: DeliveryHandler, _options?: SubscribeOptions): Promise<Subscription> {
     if (this.closed) throw closedError();
-    const inner = this.ingress.subscribe(topic, handler, options);
-    const subscription: Subscription = {
+    this.subscribers.set(topic, handler);
+    return {
       topic,
       close: async () => {
-        this.subscriptions.delete(subscription);
-        await inner.close();
+        if (this.subscribers.get(topic) === handler) this.subscribers.delete(topic);
       },
     };
-    this.subscriptions.add(subscription);
-    return subscription;
   }
 
   onUndeliverable(listener: (failure: UndeliverableMessage) => void): void {
@@ -113,7 +95,7 @@ class HttpTransport implements RpcTransport {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const subscription of [...this.subscriptions]) await subscription.close();
+    this.subscribers.clear();
     for (const controller of this.running.values()) controller.abort();
   }
 
@@ -124,26 +106,26 @@ class HttpTransport implements RpcTransport {
     throw unknownNodeError(name, ((await resolver?.list()) ?? []).map((n) => n.name));
   }
 
-  private startSession(node: RemoteNode, topic: string, body: Uint8Array, routing: EnvelopeRouting): void {
+  private startSession(node: RemoteNode, topic: string, body: Uint8Array, envelope: AgentRpcEnvelope): void {
     const controller = new AbortController();
-    this.running.set(routing.messageId, controller);
-    const timer = routing.deadline === undefined ? undefined : setTimeout(() => controller.abort(), Math.max(0, routing.deadline - Date.now() + DEADLINE_GRACE_MS));
+    this.running.set(envelope.messageId, controller);
+    const timer = envelope.deadline === undefined ? undefined : setTimeout(() => controller.abort(), Math.max(0, envelope.deadline - Date.now() + DEADLINE_GRACE_MS));
     timer?.unref();
-    void this.runSession(node, body, routing, controller.signal)
+    void this.runSession(node, body, envelope, controller.signal)
       .then(
-        (response) => this.deliverResponse(routing, response),
+        (response) => this.deliverResponse(envelope, response),
         (error: unknown) => this.report({ topic, body, error: toRpcError(error) }),
       )
       .finally(() => {
         clearTimeout(timer);
-        if (this.running.get(routing.messageId) === controller) this.running.delete(routing.messageId);
+        if (this.running.get(envelope.messageId) === controller) this.running.delete(envelope.messageId);
       });
   }
 
-  private async runSession(node: RemoteNode, body: Uint8Array, routing: EnvelopeRouting, signal: AbortSignal): Promise<string> {
+  private async runSession(node: RemoteNode, body: Uint8Array, envelope: AgentRpcEnvelope, signal: AbortSignal): Promise<string> {
     const runner = this.options.runner ?? runRemoteSession;
-    const envelope = Buffer.from(body).toString('utf8');
-    const result = await runner(node, { message: summarize(routing), envelope, safeMode: true }, { signal, logger: this.logger }).catch((error: unknown) => {
+    const text = Buffer.from(body).toString('utf8');
+    const result = await runner(node, { message: summarize(envelope), envelope: text, safeMode: true }, { signal, logger: this.logger }).catch((error: unknown) => {
       // A remote handler's error comes back as a signed response envelope: it reaches the
       // caller as the typed error it is, like over a broker.
       const answered = (error as RpcError).details?.responseEnvelope;
@@ -156,12 +138,34 @@ class HttpTransport implements RpcTransport {
     return result.responseEnvelope;
   }
 
-  private async deliverResponse(routing: EnvelopeRouting, response: string): Promise<void> {
-    const replyTopic = routing.replyTo?.startsWith('http://') ? routing.replyTo.slice('http://'.length) : undefined;
-    if (replyTopic === undefined) return; // an event: nobody waits for its answer
-    await this.ingress.deliver(replyTopic, Buffer.from(response, 'utf8'), routing.messageId).catch((error: unknown) => {
-      this.logger.warn({ err: error, messageId: routing.messageId }, 'remote response arrived after its caller stopped listening');
-    });
+  /** Hands the remote response to the local reply subscription; the inbox decodes and verifies it. */
+  private deliverResponse(request: AgentRpcEnvelope, response: string): void {
+    if (request.replyTo === undefined) return; // an event: nobody waits for its answer
+    const topic = parseReplyTo(request.replyTo)?.topic;
+    if (topic === undefined) return this.logger.warn({ messageId: request.messageId, replyTo: request.replyTo }, 'remote response for a request without a reply topic');
+    this.handOver(topic, Buffer.from(response, 'utf8'), `response-to-${request.messageId}`, 1);
+  }
+
+  /** Hands a response to the reply subscription; a nack hands it over again after the delay (no broker keeps it). */
+  private handOver(topic: string, body: Uint8Array, deliveryId: string, attempt: number): void {
+    const handler = this.subscribers.get(topic);
+    if (!handler) return this.logger.warn({ deliveryId, topic }, 'remote response arrived after its caller stopped listening');
+    let settled = false;
+    const delivery: Delivery = {
+      body,
+      key: undefined,
+      coordinates: { topic, deliveryId },
+      attempt,
+      ack: () => {
+        settled = true;
+      },
+      nack: (options) => {
+        if (settled) return;
+        settled = true;
+        setTimeout(() => this.handOver(topic, body, deliveryId, attempt + 1), options?.delayMs ?? 0).unref();
+      },
+    };
+    handler(delivery);
   }
 
   private report(failure: UndeliverableMessage): void {
@@ -171,9 +175,9 @@ class HttpTransport implements RpcTransport {
 }
 
 /** What the remote session shows as the user's message: the capability and a bounded view of the payload. */
-function summarize(routing: EnvelopeRouting): string {
-  const payload = JSON.stringify(routing.payload ?? null);
-  return `${routing.capability} ${payload.length > 2_000 ? `${payload.slice(0, 2_000)}…` : payload}`;
+function summarize(envelope: AgentRpcEnvelope): string {
+  const payload = JSON.stringify(envelope.payload ?? null);
+  return `${envelope.capability} ${payload.length > 2_000 ? `${payload.slice(0, 2_000)}…` : payload}`;
 }
 
 function closedError(): RpcError {

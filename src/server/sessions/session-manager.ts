@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { newMessageId } from '../../envelope/index.js';
+import { newMessageId, peekEnvelope, type PeekedEnvelope } from '../../envelope/index.js';
 import { toRpcError } from '../../errors.js';
 import type { Logger } from '../../observability/logger.js';
-import type { NodeCore } from '../../rpc/node-core.js';
-import type { HttpIngress } from '../../../transports/http/http-ingress.js';
-import { peekEnvelope } from '../../../transports/http/peek-envelope.js';
+import type { InboundPort, InboundReply } from '../../rpc/inbound-port.js';
 import type { Principal } from '../roles.js';
 import { messageRequestBody } from './session-envelope.js';
 import type { SessionRecord } from './session-record.js';
@@ -14,14 +12,12 @@ import { replyText } from './reply-text.js';
 
 /** An agent of this node that sessions can run on. */
 export interface SessionAgent {
-  readonly core: NodeCore;
+  readonly port: InboundPort;
   /** The capability a message session calls (payload `{message}`). */
   readonly defaultCapability?: string;
 }
 
 export interface SessionManagerOptions {
-  readonly agents: readonly SessionAgent[];
-  readonly ingress: HttpIngress;
   readonly store: SessionFileStore;
   readonly logger: Logger;
   /** Sessions kept per user; the oldest finished ones go first. Default 100. */
@@ -45,17 +41,22 @@ export interface CreateInput {
  * Runs remote sessions: each one is one request through an agent's inbox (auth, guard,
  * audit, metrics as for broker traffic), its answer kept with the session. Sessions are
  * persisted at every change and reloaded at start; one that was running when the node
- * stopped is reloaded as failed.
+ * stopped is reloaded as failed. It exists before the agents (its `prompts` answer their
+ * approval prompts), which are attached once built.
  */
 export class SessionManager {
   private readonly sessions = new Map<string, SessionRecord>();
   private readonly byRequest = new Map<string, SessionRecord>();
-  private readonly stopListening = new Map<string, () => void>();
+  private readonly agents: SessionAgent[] = [];
   readonly prompts: PromptDesk;
 
   constructor(private readonly options: SessionManagerOptions) {
-    if (options.agents.length === 0) throw new TypeError('SessionManager: at least one agent is required');
     this.prompts = new PromptDesk((request) => this.byRequest.get(request.messageId), (record) => this.save(record));
+  }
+
+  /** Serves sessions on this agent from now on. */
+  attach(agent: SessionAgent): void {
+    this.agents.push(agent);
   }
 
   async load(): Promise<void> {
@@ -94,7 +95,7 @@ export class SessionManager {
       updatedAt: now,
       status: 'running',
       safeMode: input.safeMode,
-      agent: target.agent.core.uri,
+      agent: target.agent.port.uri,
       requestMessageId: target.messageId,
       messages: [{ role: 'user', content: input.message, at: now }],
     };
@@ -102,7 +103,7 @@ export class SessionManager {
     this.byRequest.set(target.messageId, record);
     await this.save(record);
     this.prune(principal.user);
-    void this.run(record, target.agent, target.body ?? this.messageBody(record, target.agent, input.message));
+    void this.run(record, target.agent, target.peeked ?? this.messageBody(record, target.agent, input.message));
     return { ok: true, sessionId, status: 'accepted' };
   }
 
@@ -124,21 +125,24 @@ export class SessionManager {
     return this.options.store.flush();
   }
 
-  private targetOf(input: CreateInput): { agent: SessionAgent; messageId: string; body?: Uint8Array } | { status: 400 | 404; error: string } {
+  private targetOf(input: CreateInput): { agent: SessionAgent; messageId: string; peeked?: Peeked } | { status: 400 | 404; error: string } {
     if (input.envelope === undefined) {
-      const agent = this.options.agents.find((a) => a.defaultCapability !== undefined);
+      const agent = this.agents.find((a) => a.defaultCapability !== undefined);
       if (!agent) return { status: 404, error: 'not found: this node has no default capability for message sessions' };
       return { agent, messageId: newMessageId() };
     }
-    const routing = peekEnvelope(input.envelope);
-    if (!routing || (routing.kind !== 'request' && routing.kind !== 'event')) return { status: 400, error: 'bad request: envelope must be an encoded request or event envelope' };
-    const agent = this.options.agents.find((a) => a.core.uri === routing.to);
-    if (!agent) return { status: 404, error: `not found: no agent ${routing.to} on this node` };
-    return { agent, messageId: routing.messageId, body: Buffer.from(input.envelope, 'utf8') };
+    const body = Buffer.from(input.envelope, 'utf8');
+    // Decoded once, within the widest limits of this node's agents; the inbox reuses it.
+    const peeked = peekEnvelope(body, widestLimits(this.agents));
+    const envelope = peeked?.envelope;
+    if (!envelope || (envelope.kind !== 'request' && envelope.kind !== 'event')) return { status: 400, error: 'bad request: envelope must be an encoded request or event envelope' };
+    const agent = this.agents.find((a) => a.port.uri === envelope.to);
+    if (!agent) return { status: 404, error: `not found: no agent ${envelope.to} on this node` };
+    return { agent, messageId: envelope.messageId, peeked: { body, decoded: peeked } };
   }
 
-  private async messageBody(record: SessionRecord, agent: SessionAgent, message: string): Promise<Uint8Array> {
-    return messageRequestBody(agent.core, {
+  private async messageBody(record: SessionRecord, agent: SessionAgent, message: string): Promise<Peeked> {
+    const body = await messageRequestBody(agent.port, {
       messageId: record.requestMessageId,
       sessionId: record.sessionId,
       user: record.user,
@@ -146,20 +150,21 @@ export class SessionManager {
       message,
       deadline: Date.now() + (this.options.timeoutMs ?? 5 * 60_000),
     });
+    return { body, kind: 'request' };
   }
 
-  private async run(record: SessionRecord, agent: SessionAgent, body: Uint8Array | Promise<Uint8Array>): Promise<void> {
-    const { ingress } = this.options;
-    const listener = (reply: Uint8Array): void => this.onReply(record, reply);
-    ingress.awaitReplies(record.requestMessageId, listener);
-    this.stopListening.set(record.sessionId, () => ingress.release(record.requestMessageId, listener));
+  private async run(record: SessionRecord, agent: SessionAgent, message: Peeked | Promise<Peeked>): Promise<void> {
     try {
-      const bytes = await body;
-      await ingress.deliver(agent.core.topics.requests, bytes, record.sessionId);
+      const { body, decoded, kind } = await message;
+      await agent.port.deliver({
+        body,
+        ...(decoded ? { decoded } : {}),
+        deliveryId: record.sessionId,
+        onReply: (reply) => this.onReply(record, reply),
+      });
       if (record.status !== 'running') return;
       // Settled without a final answer: an event (nothing to answer) or a message the inbox refused silently (DLQ).
-      const isEvent = peekEnvelope(bytes)?.kind === 'event';
-      if (isEvent) this.finish(record, { status: 'completed' });
+      if ((decoded?.envelope.kind ?? kind) === 'event') this.finish(record, { status: 'completed' });
       else this.finish(record, { status: 'failed', error: { code: 'EAGENTRPC_HANDLER_FAILED', message: 'the request was not dispatched; see the node DLQ' } });
     } catch (error) {
       const failure = toRpcError(error);
@@ -167,19 +172,18 @@ export class SessionManager {
     }
   }
 
-  private onReply(record: SessionRecord, reply: Uint8Array): void {
+  private onReply(record: SessionRecord, reply: InboundReply): void {
     if (record.status !== 'running') return;
-    const text = Buffer.from(reply).toString('utf8');
-    // Replies come from this node's own agents, encoded by the runtime: valid JSON.
-    const payload = (JSON.parse(text) as { payload?: { ok?: boolean; progress?: boolean; data?: unknown; error?: { code: string; message: string } } }).payload;
-    if (payload?.progress) {
+    const text = Buffer.from(reply.body).toString('utf8');
+    const payload = reply.payload;
+    if (payload?.ok && payload.progress) {
       record.messages.push({ role: 'system', content: `progress: ${replyText(payload.data)}`, at: Date.now() });
       this.save(record);
       return;
     }
     if (payload?.ok) this.finish(record, { status: 'completed', assistant: replyText(payload.data), responseEnvelope: text });
     else {
-      const error = { code: payload?.error?.code ?? 'EAGENTRPC_INVALID_RESPONSE', message: payload?.error?.message ?? 'the agent answered without a result' };
+      const error = payload ? { code: payload.error.code, message: payload.error.message } : { code: 'EAGENTRPC_INVALID_RESPONSE', message: 'the agent answered without a result' };
       this.finish(record, { status: 'failed', error, responseEnvelope: text });
     }
   }
@@ -193,8 +197,6 @@ export class SessionManager {
     if (end.error) record.error = end.error;
     if (end.responseEnvelope !== undefined) record.responseEnvelope = end.responseEnvelope;
     this.prompts.closeFor(record);
-    this.stopListening.get(record.sessionId)?.();
-    this.stopListening.delete(record.sessionId);
     if (this.byRequest.get(record.requestMessageId) === record) this.byRequest.delete(record.requestMessageId);
     this.save(record);
   }
@@ -216,4 +218,18 @@ export class SessionManager {
       void this.options.store.delete(record.sessionId).catch((error: unknown) => this.options.logger.error({ err: error, sessionId: record.sessionId }, 'could not delete session'));
     }
   }
+}
+
+/** A session's request: its bytes and, when the client sent an envelope, what it decoded to. */
+interface Peeked {
+  readonly body: Uint8Array;
+  readonly decoded?: PeekedEnvelope;
+  readonly kind?: 'request';
+}
+
+function widestLimits(agents: readonly SessionAgent[]): { maxBytes: number; maxDepth: number } {
+  return {
+    maxBytes: Math.max(1, ...agents.map((a) => a.port.limits.maxBytes)),
+    maxDepth: Math.max(1, ...agents.map((a) => a.port.limits.maxDepth)),
+  };
 }

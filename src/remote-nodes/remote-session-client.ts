@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { systemClock, type Clock } from '../../src/clock.js';
-import { silentLogger, type Logger } from '../../src/observability/logger.js';
-import type { RemoteNode } from '../../src/server/remote-nodes/remote-node.js';
+import { systemClock, type Clock } from '../clock.js';
+import { silentLogger, type Logger } from '../observability/logger.js';
+import type { RemoteNode } from './remote-node.js';
 import { createRemoteSession, SESSIONS_PATH } from './create-remote-session.js';
 import { formatRemoteOutput, summarizePrompt, type RejectedPrompt } from './format-remote-output.js';
 import { errorText, requestJson, type JsonAnswer } from './http-json.js';
@@ -47,6 +47,13 @@ export interface RemoteSessionResult {
   /** The remote agent's signed response envelope, when the session carried an envelope. */
   readonly responseEnvelope?: string;
 }
+
+/** Runs one remote session to its end: runRemoteSession, or a stand-in with the same contract. */
+export type RemoteSessionRunner = (
+  node: RemoteNode,
+  request: RemoteSessionRequest,
+  options: Pick<RemoteSessionOptions, 'signal' | 'logger'>,
+) => Promise<Pick<RemoteSessionResult, 'sessionId' | 'output' | 'responseEnvelope'>>;
 
 interface Run {
   readonly node: RemoteNode;

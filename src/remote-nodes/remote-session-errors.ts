@@ -1,5 +1,5 @@
-import { RpcError } from '../../src/errors.js';
-import type { RemoteNode } from '../../src/server/remote-nodes/remote-node.js';
+import { RpcError } from '../errors.js';
+import type { RemoteNode } from './remote-node.js';
 import { errorText, redactUrl, type JsonAnswer, type NetworkError } from './http-json.js';
 
 /**

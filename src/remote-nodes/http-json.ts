@@ -1,6 +1,6 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import type { RemoteNode } from '../../src/server/remote-nodes/remote-node.js';
+import type { RemoteNode } from './remote-node.js';
 
 /** Limits of one HTTP exchange with a remote node. */
 export const CONNECT_TIMEOUT_MS = 10_000;

@@ -1,5 +1,5 @@
-import type { Logger } from '../../src/observability/logger.js';
-import type { RemoteNode } from '../../src/server/remote-nodes/remote-node.js';
+import type { Logger } from '../observability/logger.js';
+import type { RemoteNode } from './remote-node.js';
 import { NetworkError, requestJson, type JsonAnswer } from './http-json.js';
 import { apiError, unreachableError } from './remote-session-errors.js';
 

@@ -1,0 +1,161 @@
+import type { AgentRpcEnvelope } from '../envelope/index.js';
+import { toRpcError, type RpcError } from '../errors.js';
+import type { StoredReply } from '../idempotency/store.js';
+import { isPromise, type MaybePromise } from '../maybe-promise.js';
+import type { Delivery, TransportKind } from '../transport.js';
+import { deadLetter, type DeadLetterInput } from './dead-letter.js';
+import type { InboxCore } from './node-core.js';
+import { mayRedeliver, redeliveryDelay } from './redelivery.js';
+import { buildResponse, publishReply } from './responder.js';
+import type { ResponsePayload } from './response-payload.js';
+
+/** Replies to a request that came through the inbound port go back to whoever handed it in. */
+export type ReplyChannel = (reply: StoredReply, payload: ResponsePayload | undefined) => void;
+
+/** Where a delivery came from, as far as the inbox cares. */
+export interface DeliverySource {
+  /** The transport kind: named in DLQ records and transport-natural dedupe keys. */
+  readonly kind: TransportKind;
+  /** `nack()` makes the message come again (the transport's `redelivery` trait). */
+  readonly redelivers: boolean;
+  /** When set, replies are handed here instead of being published to the request's `replyTo`. */
+  readonly replies?: ReplyChannel;
+}
+
+/** A claimed message the inbox will not dispatch, and why. */
+export interface Refusal {
+  readonly kind: DeadLetterInput['kind'];
+  readonly reason: string;
+  /** What the caller is told, where it waits for an answer. */
+  readonly error: RpcError;
+  /** `always`: kept in the DLQ even when the caller is told (a fault an operator should see). */
+  readonly deadLetter?: 'always' | 'when-nobody-waits';
+}
+
+/**
+ * One delivery on its way through the inbox: the delivery, where it came from, and — once
+ * decoded and claimed — its envelope and dedupe key. Every way a delivery can end is a
+ * method here (answer, refuse, reject, retryLater), so each ends in an ack, a nack or a
+ * DLQ record in exactly one place.
+ */
+export class Receipt {
+  envelope: AgentRpcEnvelope | undefined;
+  dedupeKey: string | undefined;
+
+  constructor(
+    private readonly core: InboxCore,
+    readonly delivery: Delivery,
+    readonly source: DeliverySource,
+  ) {}
+
+  /** The redelivery policy allows another attempt of this message. */
+  get mayRetry(): boolean {
+    return mayRedeliver(this.source.redelivers, this.delivery.attempt, this.core.limits);
+  }
+
+  /** Hands the delivery back to its transport, to come again after the policy's delay. */
+  retryLater(): void {
+    this.delivery.nack({ delayMs: redeliveryDelay(this.core.limits, this.delivery.attempt) });
+  }
+
+  /** The signed response to the request; undefined when it wants no reply. */
+  reply(payload: ResponsePayload): MaybePromise<StoredReply | undefined> {
+    return buildResponse(this.core, this.request, payload);
+  }
+
+  /** Sends a reply (progress or final) to where the request wants it. */
+  send(reply: StoredReply, payload?: ResponsePayload): Promise<void> {
+    if (this.source.replies) {
+      this.source.replies(reply, payload);
+      return Promise.resolve();
+    }
+    return publishReply(this.core, reply, this.request.correlationId);
+  }
+
+  /**
+   * Ends a request whose final reply is known: sends it (unless `options.sent` already
+   * carries it), records it for dedupe and acks. A retriable send failure on a transport that
+   * redelivers stores the reply and hands the request back: its redelivery sends the
+   * stored reply instead of running the handler again. Otherwise the reply is
+   * dead-lettered as `reply-undeliverable`.
+   */
+  async answer(reply: StoredReply | undefined, options: { sent?: Promise<void>; payload?: ResponsePayload } = {}): Promise<void> {
+    if (reply) {
+      try {
+        await (options.sent ?? this.send(reply, options.payload));
+      } catch (error) {
+        const failure = toRpcError(error);
+        await this.complete(reply);
+        if (failure.retriable && this.mayRetry) return this.retryLater();
+        await this.deadLetter({
+          kind: 'reply-undeliverable',
+          reason: failure.code,
+          detail: failure.message,
+          error: failure.toWire(),
+          body: reply.body,
+          replyTo: reply.replyTo,
+        });
+        return this.delivery.ack();
+      }
+    }
+    await this.complete(reply);
+    this.delivery.ack();
+  }
+
+  /** A claimed request that will not be dispatched: the caller is told where it waits; the DLQ keeps it otherwise. */
+  async refuse(refusal: Refusal): Promise<void> {
+    const wire = refusal.error.toWire();
+    const payload: ResponsePayload = { ok: false, error: wire };
+    const built = this.reply(payload);
+    const reply = isPromise(built) ? await built : built;
+    if (!reply || refusal.deadLetter === 'always') {
+      await this.deadLetter({ kind: refusal.kind, reason: refusal.reason, detail: refusal.error.message, error: wire });
+    }
+    return this.answer(reply, { payload });
+  }
+
+  /**
+   * A message that never reached a claim (undecodable, foreign, unverified, unmatched): it
+   * goes to the DLQ, and a request's caller is told when there is something to tell.
+   */
+  async reject(input: DeadLetterInput, replyError?: RpcError): Promise<void> {
+    await this.deadLetter(replyError ? { ...input, error: replyError.toWire() } : input);
+    const envelope = this.envelope;
+    if (replyError && envelope?.kind === 'request' && envelope.replyTo !== undefined) {
+      const payload: ResponsePayload = { ok: false, error: replyError.toWire() };
+      try {
+        const reply = await this.reply(payload);
+        if (reply) await this.send(reply, payload);
+      } catch (error) {
+        this.core.logger.warn({ err: toRpcError(error), messageId: envelope.messageId }, 'could not tell the caller about a rejection');
+      }
+    }
+    this.delivery.ack();
+  }
+
+  /** Keeps the delivery in the DLQ; rejects when the DLQ cannot store it (the inbox then redelivers). */
+  deadLetter(input: DeadLetterInput): Promise<void> {
+    return deadLetter(this.core, this.delivery, this.source.kind, input, this.envelope);
+  }
+
+  /** Drops this attempt's dedupe claim, so the redelivery runs the handler again. */
+  async releaseClaim(): Promise<void> {
+    const releasing = this.core.dedupe.release(this.key);
+    if (isPromise(releasing)) await releasing;
+  }
+
+  private async complete(reply: StoredReply | undefined): Promise<void> {
+    const recording = this.core.dedupe.complete(this.key, reply);
+    if (isPromise(recording)) await recording;
+  }
+
+  private get request(): AgentRpcEnvelope {
+    if (!this.envelope) throw new TypeError('Receipt: no envelope decoded yet');
+    return this.envelope;
+  }
+
+  private get key(): string {
+    if (this.dedupeKey === undefined) throw new TypeError('Receipt: message not claimed');
+    return this.dedupeKey;
+  }
+}

@@ -1,0 +1,16 @@
+import type { NodeLimits } from './node-core.js';
+
+const MAX_REDELIVERY_DELAY_MS = 30_000;
+
+/**
+ * The one redelivery rule of the inbox: a delivery may be handed back to its transport
+ * when the transport redelivers and the message has attempts left.
+ */
+export function mayRedeliver(redelivers: boolean, attempt: number, limits: Pick<NodeLimits, 'maxDeliveryAttempts'>): boolean {
+  return redelivers && attempt < limits.maxDeliveryAttempts;
+}
+
+/** Exponential backoff for redeliveries: base, 2×base, 4×base … capped at 30 s. */
+export function redeliveryDelay(limits: Pick<NodeLimits, 'retryDelayMs'>, attempt: number): number {
+  return Math.min(MAX_REDELIVERY_DELAY_MS, limits.retryDelayMs * 2 ** Math.max(0, attempt - 1));
+}
