@@ -1,39 +1,40 @@
-/** The public API of agent-rpc. Transports live in their own subpath exports (`agent-rpc/memory`, ...). */
+/**
+ * `agent-rpc`: the library — agent nodes, calls and handlers, the envelope, auth, stores,
+ * errors and the transport interface. The daemon, the session API, model-agent tools and
+ * test helpers are entry points of their own (`agent-rpc/daemon`, `agent-rpc/server`,
+ * `agent-rpc/tools`, `agent-rpc/testing`); each transport is its own subpath
+ * (`agent-rpc/memory`, `agent-rpc/nats`, ...). test/unit/public-api.test.ts snapshots them.
+ */
 export { AgentNode, type AgentNodeOptions } from './rpc/agent-node.js';
-export type { RequestAgentOptions } from './rpc/request-agent.js';
+export { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, type RequestAgentOptions } from './rpc/request-agent.js';
 export type { RetryOptions } from './rpc/sync-call.js';
-export { CapabilitySchemas, type CapabilitySchema, type SchemaDirection } from './rpc/capability-schemas.js';
-export { PING_CAPABILITY, CAPABILITIES_CAPABILITY, REQUEUE_CAPABILITY, type CapabilitiesAnswer } from './rpc/builtin-capabilities.js';
-export { TRACEPARENT_HEADER, parseTraceparent, childTraceparent } from './rpc/trace-context.js';
-export { generateClient, type GenerateClientOptions } from './codegen/generate-client.js';
-export type { RequeueResult } from './rpc/requeue.js';
-export { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS } from './rpc/request-agent.js';
 export { CALL_MODES, CALL_STATUSES, type CallMode, type CallResult, type CallStatus } from './rpc/call-result.js';
 export type { Handler, HandlerContext, HandlerResult, RespondOptions } from './rpc/handler.js';
+export type { ResponsePayload } from './rpc/response-payload.js';
+export type { CapabilitySchema, SchemaDirection } from './rpc/capability-schemas.js';
+export { PING_CAPABILITY, CAPABILITIES_CAPABILITY, REQUEUE_CAPABILITY, type CapabilitiesAnswer } from './rpc/builtin-capabilities.js';
+export type { RequeueResult } from './rpc/requeue.js';
 export type { LocalBusEventName, LocalBusEvents } from './rpc/local-bus.js';
 export type { NodeLimits } from './rpc/node-core.js';
 export { PeerTable, normalizeAgentUri, type PeerEntry, type PeerRoute } from './rpc/peer-table.js';
-export { compilePermissions, requestPermissionKey, type PermissionRules } from './rpc/permissions.js';
-export { PendingRegistry, type PendingCall, type PendingOutcome } from './rpc/pending-registry.js';
-export { defaultAgentTopics, isInstanceReplyTopic, type AgentTopics } from './rpc/topics.js';
-export type { ResponsePayload } from './rpc/response-payload.js';
+export type { PermissionRules } from './rpc/permissions.js';
+export { defaultAgentTopics, type AgentTopics } from './rpc/topics.js';
+export type { ApprovalAnswer, ApprovalGate, ApprovalPrompt } from './rpc/approvals.js';
+export type { InboundMessage, InboundPort, InboundReply, OwnRequest } from './rpc/inbound-port.js';
+export { TRACEPARENT_HEADER, parseTraceparent, childTraceparent } from './rpc/trace-context.js';
 
 export { RpcError, RPC_ERROR_CODES, toRpcError, type RpcErrorCode, type WireError } from './errors.js';
-export {
-  TRANSPORT_KINDS,
-  formatReplyTo,
-  parseReplyTo,
-  replyTopicOf,
-  type Delivery,
-  type DeliveryCoordinates,
-  type DeliveryHandler,
-  type OutboundMessage,
-  type RpcTransport,
-  type SubscribeOptions,
-  type Subscription,
-  type TransportIdentity,
-  type TransportKind,
-  type TransportTraits,
+export type {
+  Delivery,
+  DeliveryCoordinates,
+  DeliveryHandler,
+  OutboundMessage,
+  RpcTransport,
+  SubscribeOptions,
+  Subscription,
+  TransportKind,
+  TransportTraits,
+  UndeliverableMessage,
 } from './transport.js';
 
 export {
@@ -57,35 +58,13 @@ export { internalAuth } from './auth/internal-provider.js';
 export { hmacAuth, SIGNED_AT_HEADER, type HmacAuthOptions } from './auth/hmac-provider.js';
 export { oidcAuth, type OidcAuthOptions } from './auth/oidc-provider.js';
 export { oauth2ClientAuth, type OAuth2ClientAuthOptions } from './auth/oauth2-client-provider.js';
-export { ClientCredentialsTokens, type ClientCredentialsOptions } from './auth/client-credentials.js';
 export { JWT_ALGORITHMS, type JwtVerifyOptions } from './auth/jwt-verifier.js';
 export { AUTH_REJECT_REASONS, type AuthRejectReason } from './auth/reasons.js';
 export type { SecretInput } from './auth/secret-input.js';
 export type { AuthProvider, AuthVerdict, VerifyContext } from './auth/provider.js';
-export {
-  noAudit,
-  FileAuditLog,
-  verifyAuditLog,
-  readAuditLog,
-  iterateAuditLog,
-  AUDIT_PROBLEMS,
-  AUDIT_FSYNC_POLICIES,
-  GENESIS_HASH,
-  type AuditReadFilter,
-  type AuditFsyncPolicy,
-  type AuditProblem,
-  type AuditHead,
-  type AuditEntry,
-  type AuditLog,
-  type AuditRecord,
-  type AuditVerifyResult,
-  type FileAuditLogOptions,
-} from './audit/index.js';
-export { SecretValue, createSecretResolver, parseSecretRef, parseKeyRing, VaultKvReader, type SecretResolver, type SecretSchemeResolver } from './secrets/index.js';
-export { ConfigError } from './config/config-error.js';
-export { loadPeersFile, type PeersFileOptions } from './config/peers-file.js';
-export { buildPeerAuth, buildReceiverAuth } from './config/build-auth.js';
-export { peerAuthSchema, receiverAuthSchema, type PeerAuthConfig, type ReceiverAuthConfig } from './config/auth-config.js';
+export { SecretValue } from './secrets/secret-value.js';
+
+export { noAudit, FileAuditLog, AUDIT_FSYNC_POLICIES, type AuditFsyncPolicy, type AuditEntry, type AuditLog, type AuditRecord, type FileAuditLogOptions } from './audit/index.js';
 export { DLQ_KINDS, type DlqKind, type DlqRecord, type DlqSink, type DlqFilter } from './dlq/record.js';
 export { MemoryDlqSink } from './dlq/memory-sink.js';
 export { JsonlDlqSink, type JsonlDlqSinkOptions } from './dlq/jsonl-file-sink.js';
@@ -93,26 +72,11 @@ export type { IdempotencyStore, ClaimResult, StoredReply } from './idempotency/s
 export { MemoryIdempotencyStore, type MemoryIdempotencyStoreOptions } from './idempotency/memory-store.js';
 export { SqliteIdempotencyStore, type SqliteIdempotencyStoreOptions } from './idempotency/sqlite-store.js';
 export { DEDUPE_STRATEGIES, type DedupeOptions, type DedupeStrategy } from './idempotency/dedupe.js';
+export { FLOW_HEADER, DEFAULT_GUARD_LIMITS, GUARD_RULES, type GuardLimits, type GuardRule, type GuardViolation } from './guard/index.js';
+export type { FlowStore } from './guard/flow-store.js';
+export { RedisFlowStore } from './guard/redis-flow-store.js';
 export { silentLogger, type Logger, type LogLevel } from './observability/logger.js';
 export { noMetrics, type RpcMetrics } from './observability/metrics.js';
 export { PrometheusMetrics } from './observability/prometheus-metrics.js';
 export { createPinoLogger, REDACTED_LOG_PATHS } from './observability/pino-logger.js';
-export { startDaemon, type RunningDaemon, type DaemonOptions } from './runtime/daemon.js';
-export { loadAgentConfig, type AgentConfig } from './config/agent-config.js';
 export { systemClock, type Clock } from './clock.js';
-export {
-  collapseChain,
-  FLOW_HEADER,
-  DEFAULT_GUARD_LIMITS,
-  GUARD_RULES,
-  RunawayGuard,
-  type FlowState,
-  type GuardLimits,
-  type GuardRule,
-  type GuardViolation,
-} from './guard/index.js';
-export type { ApprovalAnswer, ApprovalGate, ApprovalPrompt } from './rpc/approvals.js';
-export type { UndeliverableMessage } from './transport.js';
-export { ROLES, roleCan, type Role, type Permission, type Principal } from './server/roles.js';
-export { DEFAULT_REMOTE_TIMEOUT_MS, type RemoteNode, type RemoteNodeResolver, type RemoteAuthType } from './remote-nodes/remote-node.js';
-export { defineTool, buildAgentTools, remoteAgentTool, listRemoteNodesTool, toolPolicySchema, type Tool, type ToolContext, type ToolResult, type ToolParameters, type ToolPolicy } from './agent/index.js';
