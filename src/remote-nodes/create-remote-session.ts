@@ -2,6 +2,8 @@ import type { Logger } from '../observability/logger.js';
 import type { RemoteNode } from './remote-node.js';
 import { NetworkError, requestJson, type JsonAnswer } from './http-json.js';
 import { apiError, unreachableError } from './remote-session-errors.js';
+import { backoffDelay } from '../backoff.js';
+import { CREATE_RETRY_BACKOFF } from './poll-backoff.js';
 
 export const SESSIONS_PATH = '/api/v1/agent/sessions';
 /**
@@ -11,8 +13,6 @@ export const SESSIONS_PATH = '/api/v1/agent/sessions';
  * session.
  */
 export const CREATE_ATTEMPTS = 4;
-/** Wait before the second POST; doubled before each further one (100, 200, 400 ms). */
-export const CREATE_RETRY_DELAY_MS = 100;
 
 export interface CreateSessionBody {
   readonly sessionId: string;
@@ -52,7 +52,7 @@ export async function createRemoteSession(node: RemoteNode, body: CreateSessionB
     }
     if (attempt >= CREATE_ATTEMPTS || context.signal.aborted) break;
     context.logger.warn({ attempt, cause: lastFailure?.reason ?? `HTTP ${lastAnswer?.status}` }, 'creating the remote session failed; retrying with the same session id');
-    await context.sleep(CREATE_RETRY_DELAY_MS * 2 ** (attempt - 1), context.signal).catch(() => undefined);
+    await context.sleep(backoffDelay(CREATE_RETRY_BACKOFF, attempt), context.signal).catch(() => undefined);
   }
   throw lastAnswer ? apiError(lastAnswer, node, body.sessionId) : unreachableError(node, body.sessionId, lastFailure);
 }

@@ -5,7 +5,7 @@ import type { RemoteNode } from './remote-node.js';
 import { createRemoteSession, SESSIONS_PATH } from './create-remote-session.js';
 import { formatRemoteOutput, summarizePrompt, type RejectedPrompt } from './format-remote-output.js';
 import { errorText, requestJson, type JsonAnswer } from './http-json.js';
-import { FIRST_POLL_DELAY_MS, nextPollDelay } from './poll-backoff.js';
+import { pollDelay } from './poll-backoff.js';
 import { agentFailedError, apiError, pollFailedError, stoppedError, type StopReason } from './remote-session-errors.js';
 import { lastAssistantMessage, readSessionView, type SessionView } from './session-view.js';
 
@@ -114,13 +114,13 @@ export async function runRemoteSession(node: RemoteNode, request: RemoteSessionR
 async function pollUntilDone(run: Run): Promise<RemoteSessionResult> {
   const { node, sessionId, logger } = run;
   const rejected = new Map<string, RejectedPrompt>();
-  let delay = FIRST_POLL_DELAY_MS;
+  let polls = 0;
   let failures = 0;
   let wait = true;
   for (;;) {
     if (wait) {
+      const delay = pollDelay(++polls);
       await run.sleep(Math.max(0, Math.min(delay, run.deadline - run.clock.now())), run.stop).catch(() => undefined);
-      delay = nextPollDelay(delay);
     }
     wait = true;
     let why = run.stopReason();

@@ -1,3 +1,4 @@
+import { backoffDelay } from '../backoff.js';
 import type { NodeLimits } from './node-core.js';
 
 const MAX_REDELIVERY_DELAY_MS = 30_000;
@@ -10,7 +11,7 @@ export function mayRedeliver(redelivers: boolean, attempt: number, limits: Pick<
   return redelivers && attempt < limits.maxDeliveryAttempts;
 }
 
-/** Exponential backoff for redeliveries: base, 2×base, 4×base … capped at 30 s. */
+/** Exponential backoff for redeliveries: base, 2×base, 4×base … capped at 30 s, less up to 20% jitter. */
 export function redeliveryDelay(limits: Pick<NodeLimits, 'retryDelayMs'>, attempt: number): number {
-  return Math.min(MAX_REDELIVERY_DELAY_MS, limits.retryDelayMs * 2 ** Math.max(0, attempt - 1));
+  return backoffDelay({ initialMs: Math.min(limits.retryDelayMs, MAX_REDELIVERY_DELAY_MS), maxMs: MAX_REDELIVERY_DELAY_MS }, Math.max(1, attempt));
 }

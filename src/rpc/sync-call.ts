@@ -1,3 +1,4 @@
+import { backoffDelay } from '../backoff.js';
 import { RpcError, toRpcError } from '../errors.js';
 import type { CallerCore } from './node-core.js';
 import type { PendingOutcome } from './pending-registry.js';
@@ -8,7 +9,7 @@ export interface RetryOptions {
   readonly attempts: number;
   /** How long one attempt waits for its answer. Default: timeoutMs / attempts. */
   readonly attemptTimeoutMs?: number;
-  /** Pause before each retry. Default 100 ms. */
+  /** Pause before each retry, less up to 20% jitter so callers that failed together do not retry together. Default 100 ms. */
   readonly backoffMs?: number;
 }
 
@@ -42,7 +43,8 @@ export async function runSyncCall(core: CallerCore, call: SyncCall): Promise<{ o
     const lastChance = attempt >= attempts || core.clock.now() >= call.deadline || call.signal?.aborted;
     if (outcome.ok || lastChance || !isLostAttempt(outcome.error)) return { outcome, sent };
     core.logger.debug({ requestId: call.requestId, attempt, code: outcome.error.code }, 'retrying call with the same messageId');
-    await new Promise((resolve) => setTimeout(resolve, call.retry?.backoffMs ?? 100));
+    const pause = call.retry?.backoffMs ?? 100;
+    await new Promise((resolve) => setTimeout(resolve, backoffDelay({ initialMs: pause, maxMs: pause }, attempt)));
   }
 }
 

@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { expectJittered } from '../support/assertions.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { SecretValue } from '../../src/secrets/secret-value.js';
 import type { RemoteNode } from '../../src/remote-nodes/remote-node.js';
@@ -72,17 +73,17 @@ describe('remote session client against a scripted node', () => {
     const time = fakeTime();
     const result = await runRemoteSession(nodeOf(server), { message: 'retry' }, time.options);
     expect(new Set(server.requestsTo('POST', SESSIONS).map((p) => p.body?.sessionId))).toEqual(new Set([result.sessionId]));
-    expect(time.sleeps.slice(0, 2)).toEqual([100, 200]);
+    expectJittered(time.sleeps.slice(0, 2), [100, 200]);
     server.inject('POST', /^\/api\/v1\/agent\/sessions$/, { status: 503, error: 'service unavailable: draining' }, CREATE_ATTEMPTS);
     const error = await failure(runRemoteSession(nodeOf(server), { message: 'x' }, fakeTime().options));
     expect(error).toMatchObject({ code: 'EAGENTRPC_REMOTE_API', details: { status: 503 }, message: 'remote API error (HTTP 503): service unavailable: draining' });
   });
 
-  it('remote session - polls back off from 500 ms by ×1.5 up to 5 s', async () => {
+  it('remote session - polls back off from 500 ms by ×1.5 up to 5 s, less jitter', async () => {
     const server = await start({ poll: (session, n) => (n < 10 ? working : echoed(session)) });
     const time = fakeTime();
     await runRemoteSession(nodeOf(server), { message: 'slow' }, time.options);
-    expect(time.sleeps).toEqual([500, 750, 1125, 1687.5, 2531.25, 3796.875, 5000, 5000, 5000, 5000, 5000]);
+    expectJittered(time.sleeps, [500, 750, 1125, 1687.5, 2531.25, 3796.875, 5000, 5000, 5000, 5000, 5000]);
   });
 
   it('remote session - two failed polls in a row recover', async () => {

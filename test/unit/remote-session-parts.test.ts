@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { redactUrl } from '../../src/remote-nodes/http-json.js';
-import { FIRST_POLL_DELAY_MS, nextPollDelay } from '../../src/remote-nodes/poll-backoff.js';
+import { pollDelay } from '../../src/remote-nodes/poll-backoff.js';
 import { unknownNodeError } from '../../src/remote-nodes/remote-session-client.js';
 import { lastAssistantMessage, readSessionView } from '../../src/remote-nodes/session-view.js';
 
 describe('remote session parts', () => {
-  it('remote session - poll delays start at 500 ms, grow by 1.5 and stop at 5 s', () => {
-    const delays = [FIRST_POLL_DELAY_MS];
-    while (delays.length < 9) delays.push(nextPollDelay(delays.at(-1)!));
-    expect(delays).toEqual([500, 750, 1125, 1687.5, 2531.25, 3796.875, 5000, 5000, 5000]);
+  it('remote session - poll delays start at 500 ms, grow by 1.5 and stop at 5 s, with up to 20% jitter taken off', () => {
+    const polls = [1, 2, 3, 4, 5, 6, 7, 8, 9];
+    expect(polls.map((poll) => pollDelay(poll, () => 0))).toEqual([500, 750, 1125, 1688, 2531, 3797, 5000, 5000, 5000]);
+    expect(polls.map((poll) => pollDelay(poll, () => 1))).toEqual([400, 600, 900, 1350, 2025, 3038, 4000, 4000, 4000]);
   });
 
   it('remote session - an unknown node lists the available ones', () => {
