@@ -40,7 +40,10 @@ export const agentFileSchema = z.strictObject({
     })
     .optional()
     .describe('Which peers and capabilities handlers may call. Without it, every call is allowed.'),
-  rpc: z.strictObject({ auth: receiverAuthSchema.optional().describe('What this agent requires of every envelope it receives (docs/auth.md). Default: internal.') }).optional(),
+  rpc: z
+    .strictObject({ auth: receiverAuthSchema.optional().describe('What this agent requires of every envelope it receives (docs/auth.md). Default: internal.') })
+    .optional()
+    .describe('How envelopes are authenticated.'),
   handlers: z
     .record(z.string(), z.string().min(1))
     .default({})
@@ -75,7 +78,10 @@ export const agentFileSchema = z.strictObject({
     })
     .optional()
     .describe('Runaway-guard limits (docs/guard.md).'),
-  log: z.strictObject({ level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info').describe('The lowest level logged.') }).optional(),
+  log: z
+    .strictObject({ level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info').describe('The lowest level logged.') })
+    .optional()
+    .describe("The process's log (pino JSON on stdout); only the first agent's block of a process counts."),
   http: z
     .strictObject({
       port: portSchema.default(9464).describe('Port of /healthz, /readyz, /metrics and /api/v1 (0: any free port).'),

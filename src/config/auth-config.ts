@@ -23,7 +23,7 @@ const hmac = {
 };
 
 export const peerAuthSchema = z.discriminatedUnion('provider', [
-  z.strictObject({ provider: z.literal('internal').describe('Trust the bus: no identity is carried.') }),
+  z.strictObject({ provider: z.literal('internal') }),
   z.strictObject({ provider: z.literal('hmac'), keyId: z.string().min(1).describe('The key of the ring this agent signs with for this peer.'), ...hmac }),
   z.strictObject({ provider: z.literal('oidc'), ...jwtVerification }),
   z.strictObject({

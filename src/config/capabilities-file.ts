@@ -9,7 +9,7 @@ const jsonSchema = z.record(z.string(), z.unknown());
 /** capabilities.yaml (version 1): this agent's RPC surface. */
 export const capabilitiesFileSchema = z.strictObject({
   version: z.literal(1).describe('The file format version.'),
-  transports: transportsConfigSchema.describe('Where this agent connects, one block per transport kind: see Transports.'),
+  transports: transportsConfigSchema.describe('Where this agent connects, one block per transport kind.'),
   topics: z
     .strictObject(topicFields)
     .optional()
