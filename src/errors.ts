@@ -30,6 +30,12 @@ export const RPC_ERROR_CODES = {
   EAGENTRPC_CONNECT_FAILED: { retriable: true, summary: 'The transport could not reach its broker within its connect timeout; the message names the servers and the last error.' },
   EAGENTRPC_TRANSPORT_CLOSED: { retriable: true, summary: 'The transport was closed before or while the operation ran.' },
   EAGENTRPC_PUBLISH_FAILED: { retriable: true, summary: 'The transport could not publish the envelope.' },
+  EAGENTRPC_DLQ_RECORD_NOT_FOUND: { retriable: false, summary: 'A requeue named a DLQ record the agent does not have.' },
+  EAGENTRPC_IDP_UNREACHABLE: { retriable: true, summary: "The OpenID provider's discovery document or key set could not be fetched, and no fresh keys were cached." },
+  EAGENTRPC_FLOW_STORE_UNAVAILABLE: { retriable: true, summary: 'The shared flow store of the runaway guard did not answer in time.' },
+  EAGENTRPC_AUDIT_CLOSED: { retriable: false, summary: 'A record was appended to an audit log after it was closed.' },
+  EAGENTRPC_AUDIT_WRITE_FAILED: { retriable: false, summary: 'Writing the audit log failed; the log records nothing more until it is reopened.' },
+  EAGENTRPC_AUDIT_CHAIN_BROKEN: { retriable: false, summary: 'An existing audit log is truncated, modified or malformed at its end, so appending to it is refused; details name the problem.' },
 } as const satisfies Record<string, { retriable: boolean; summary: string }>;
 
 export type RpcErrorCode = keyof typeof RPC_ERROR_CODES;

@@ -1,5 +1,6 @@
 import { open, rename, type FileHandle } from 'node:fs/promises';
 import { systemClock, type Clock } from '../clock.js';
+import { RpcError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { AuditEntry, AuditLog } from './audit-log.js';
 import { GENESIS_HASH, hashRecord, headPathOf, sha256Hex, type AuditHead } from './audit-record.js';
@@ -91,7 +92,7 @@ export class FileAuditLog implements AuditLog {
   }
 
   append(entry: AuditEntry): void {
-    if (this.closing) throw new Error(`audit log ${this.path} is closed`);
+    if (this.closing) throw new RpcError('EAGENTRPC_AUDIT_CLOSED', `audit log ${this.path} is closed`, { details: { path: this.path } });
     if (typeof entry !== 'object' || entry === null || typeof entry.kind !== 'string' || entry.kind.length === 0) {
       throw new TypeError('FileAuditLog.append: entry.kind must be a non-empty string');
     }
@@ -167,7 +168,7 @@ export class FileAuditLog implements AuditLog {
       let offset = 0;
       while (offset < data.length) {
         const { bytesWritten } = await this.file.write(data, offset, data.length - offset);
-        if (bytesWritten === 0) throw new Error(`audit log ${this.path}: write made no progress`);
+        if (bytesWritten === 0) throw new RpcError('EAGENTRPC_AUDIT_WRITE_FAILED', `audit log ${this.path}: write made no progress`, { details: { path: this.path } });
         offset += bytesWritten;
       }
       written += data.length;
@@ -204,7 +205,10 @@ export class FileAuditLog implements AuditLog {
   }
 
   private async fail(error: unknown): Promise<void> {
-    const failure = new Error(`audit log ${this.path}: write failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    const failure = new RpcError('EAGENTRPC_AUDIT_WRITE_FAILED', `audit log ${this.path}: write failed: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+      details: { path: this.path },
+    });
     this.failure = failure;
     const dropped = this.appendedSeq - this.durableSeq;
     this.queue = [];

@@ -1,6 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
+import { RpcError } from '../errors.js';
 import { headPathOf, parseHead, parseRecord, recomputeHash, sha256Hex, type AuditHead } from './audit-record.js';
 import { countNewlines, readFileEnd } from './jsonl-lines.js';
+import type { AuditProblem } from './verify-audit-log.js';
 
 /** Where appending continues: the next seq, the last line's byte hash and the file size. */
 export interface ResumePoint {
@@ -26,26 +28,28 @@ export async function resumeChain(path: string): Promise<ResumePoint | undefined
   const head = await readHead(path);
   const repair = `run \`agent-rpc audit verify --file ${path}\` and repair the file before appending`;
   if (size === 0) {
-    if (head !== undefined) throw new Error(`audit log ${path} is empty but its head file says record ${head.seq} was written: the log was truncated; ${repair}`);
+    if (head !== undefined) throw broken(path, 'truncated', `audit log ${path} is empty but its head file says record ${head.seq} was written: the log was truncated; ${repair}`, { headSeq: head.seq });
     return undefined;
   }
   const { lastLine, rest } = await readFileEnd(path, size);
   if (rest.length > 0) {
     const line = (await countNewlines(path)) + 1;
-    throw new Error(`audit log ${path}: line ${line} is incomplete (a torn write or a cut file) and will not be chained onto; ${repair}`);
+    throw broken(path, 'truncated', `audit log ${path}: line ${line} is incomplete (a torn write or a cut file) and will not be chained onto; ${repair}`, { line });
   }
   const record = lastLine === undefined ? undefined : parseRecord(lastLine.toString('utf8'));
   if (lastLine === undefined || record === undefined) {
-    throw new Error(`audit log ${path}: line ${await countNewlines(path)}, the last one, is not an audit record; ${repair}`);
+    const line = await countNewlines(path);
+    throw broken(path, 'malformed', `audit log ${path}: line ${line}, the last one, is not an audit record; ${repair}`, { line });
   }
   if (recomputeHash(record) !== record.hash) {
-    throw new Error(`audit log ${path}: line ${await countNewlines(path)}, the last record, does not match its hash (modified); ${repair}`);
+    const line = await countNewlines(path);
+    throw broken(path, 'modified', `audit log ${path}: line ${line}, the last record, does not match its hash (modified); ${repair}`, { line, seq: record.seq });
   }
   if (head !== undefined && head.seq > record.seq) {
-    throw new Error(`audit log ${path} ends at record ${record.seq} but its head file says record ${head.seq} was written: records were cut from the end; ${repair}`);
+    throw broken(path, 'truncated', `audit log ${path} ends at record ${record.seq} but its head file says record ${head.seq} was written: records were cut from the end; ${repair}`, { seq: record.seq, headSeq: head.seq });
   }
   if (head !== undefined && head.seq === record.seq && head.hash !== record.hash) {
-    throw new Error(`audit log ${path}: the last record ${record.seq} is not the one its head file names (modified); ${repair}`);
+    throw broken(path, 'modified', `audit log ${path}: the last record ${record.seq} is not the one its head file names (modified); ${repair}`, { seq: record.seq, headSeq: head.seq });
   }
   return { nextSeq: record.seq + 1, prevLineHash: sha256Hex(lastLine), lastHash: record.hash, size };
 }
@@ -59,6 +63,15 @@ export async function readHead(path: string): Promise<AuditHead | undefined> {
   });
   if (text === undefined) return undefined;
   const head = parseHead(text);
-  if (head === undefined) throw new Error(`audit head file ${headPath} is not {seq, hash}`);
+  if (head === undefined) throw broken(path, 'malformed', `audit head file ${headPath} is not {seq, hash}`);
   return head;
+}
+
+/**
+ * Opening refuses to chain onto a log whose end cannot be trusted. `details.problem` says
+ * why, in verifyAuditLog's words; `line`, `seq` (the last record) and `headSeq` (what the
+ * head file names) where they apply.
+ */
+function broken(path: string, problem: AuditProblem, message: string, where: { line?: number; seq?: number; headSeq?: number } = {}): RpcError {
+  return new RpcError('EAGENTRPC_AUDIT_CHAIN_BROKEN', message, { details: { path, problem, ...where } });
 }

@@ -68,6 +68,7 @@ export class ClientCredentialsTokens {
     } catch (error) {
       throw unavailable(`token endpoint ${tokenEndpoint} unreachable: ${error instanceof Error ? error.message : String(error)}`, error);
     }
+    // A body that is not JSON (a proxy's error page) says nothing more than the status does.
     const json = (await response.json().catch(() => ({}))) as { access_token?: unknown; expires_in?: unknown; error?: unknown };
     if (!response.ok || typeof json.access_token !== 'string') {
       const code = typeof json.error === 'string' ? ` (${json.error})` : '';

@@ -1,5 +1,5 @@
 import { createRemoteJWKSet, errors, type JWSHeaderParameters, type FlattenedJWSInput, type CryptoKey } from 'jose';
-import { IdpUnreachableError } from './jwt-errors.js';
+import { idpUnreachable } from './jwt-errors.js';
 
 export interface JwksSourceOptions {
   readonly issuer: string;
@@ -15,7 +15,7 @@ type KeyLookup = (header: JWSHeaderParameters, token: FlattenedJWSInput) => Prom
 
 /**
  * The issuer's signing keys, fetched from its JWKS and cached. Failing to fetch (issuer
- * down, discovery broken) while no fresh copy is cached becomes IdpUnreachableError; a
+ * down, discovery broken) while no fresh copy is cached is EAGENTRPC_IDP_UNREACHABLE; a
  * key id that is not in a freshly fetched set stays jose's JWKSNoMatchingKey.
  */
 export class JwksSource {
@@ -36,7 +36,7 @@ export class JwksSource {
       return await remote(header, token);
     } catch (error) {
       if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) throw error;
-      throw new IdpUnreachableError(`could not fetch the signing keys of ${this.options.issuer}: ${describe(error)}`, { cause: error });
+      throw idpUnreachable(`could not fetch the signing keys of ${this.options.issuer}: ${describe(error)}`, error);
     }
   };
 
@@ -59,18 +59,23 @@ export class JwksSource {
   private async fetchDiscovery(): Promise<string> {
     const url = `${this.options.issuer.replace(/\/$/, '')}/.well-known/openid-configuration`;
     let document: { issuer?: unknown; jwks_uri?: unknown };
+    let response: Response;
     try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(this.timeoutMs), redirect: 'error' });
-      if (!response.ok) throw new Error(`HTTP ${response.status}`);
+      response = await fetch(url, { signal: AbortSignal.timeout(this.timeoutMs), redirect: 'error' });
+    } catch (error) {
+      throw idpUnreachable(`could not read ${url}: ${describe(error)}`, error);
+    }
+    if (!response.ok) throw idpUnreachable(`could not read ${url}: HTTP ${response.status}`);
+    try {
       document = (await response.json()) as typeof document;
     } catch (error) {
-      throw new IdpUnreachableError(`could not read ${url}: ${describe(error)}`, { cause: error });
+      throw idpUnreachable(`could not read ${url}: ${describe(error)}`, error);
     }
     // OIDC Discovery 4.3: the document must name the issuer it was fetched for.
     if (document.issuer !== this.options.issuer) {
-      throw new IdpUnreachableError(`${url} names issuer ${JSON.stringify(document.issuer)}, expected ${this.options.issuer}`);
+      throw idpUnreachable(`${url} names issuer ${JSON.stringify(document.issuer)}, expected ${this.options.issuer}`);
     }
-    if (typeof document.jwks_uri !== 'string') throw new IdpUnreachableError(`${url} has no jwks_uri`);
+    if (typeof document.jwks_uri !== 'string') throw idpUnreachable(`${url} has no jwks_uri`);
     return document.jwks_uri;
   }
 }

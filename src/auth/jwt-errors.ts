@@ -1,18 +1,16 @@
 import { errors } from 'jose';
+import { RpcError } from '../errors.js';
 import type { AuthDenied } from './reasons.js';
 import { deny } from './reasons.js';
 
-/** Thrown by the key lookup when the issuer's keys cannot be fetched. */
-export class IdpUnreachableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'IdpUnreachableError';
-  }
+/** What the key lookup throws when the issuer's keys cannot be fetched. */
+export function idpUnreachable(message: string, cause?: unknown): RpcError {
+  return new RpcError('EAGENTRPC_IDP_UNREACHABLE', message, cause === undefined ? {} : { cause });
 }
 
 /** One reason per jose failure, so every rejection is classified, never an exception. */
 export function denyForJwtError(error: unknown): AuthDenied {
-  if (error instanceof IdpUnreachableError) return deny('idp-unreachable', error.message);
+  if (error instanceof RpcError && error.code === 'EAGENTRPC_IDP_UNREACHABLE') return deny('idp-unreachable', error.message);
   if (error instanceof errors.JWTExpired) return deny('expired', error.message);
   if (error instanceof errors.JWTClaimValidationFailed) {
     switch (error.claim) {

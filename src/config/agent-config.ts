@@ -5,6 +5,7 @@ import { capabilitiesFileSchema, type CapabilitiesFile } from './capabilities-fi
 import { checkPeerRoutes } from './check-peer-routes.js';
 import { ConfigError } from './config-error.js';
 import { eventSourcesFileSchema, type EventSourcesFile } from './event-sources-file.js';
+import { inboxSettingsOf, type InboxSettings } from './inbox-settings.js';
 import { loadYamlFile, type LoadedYaml } from './load-yaml.js';
 import { peersFileSchema, type PeersFile } from './peers-file.js';
 
@@ -22,6 +23,8 @@ export interface AgentConfig {
   readonly capabilities: LoadedYaml<CapabilitiesFile>;
   readonly peers: LoadedYaml<PeersFile> | undefined;
   readonly eventSources: LoadedYaml<EventSourcesFile> | undefined;
+  /** The inbox's topics, limits and dedupe, gathered from every file (and every event source) that sets them. */
+  readonly inbox: InboxSettings;
 }
 
 /**
@@ -38,8 +41,9 @@ export async function loadAgentConfig(dir: string, env: NodeJS.ProcessEnv = proc
   const peers = await optional(CONFIG_FILES.peers, (file) => loadYamlFile(file, peersFileSchema, { env }));
   const eventSources = await optional(CONFIG_FILES.eventSources, (file) => loadYamlFile(file, eventSourcesFileSchema, { env }));
   checkAcrossFiles(agent, capabilities, eventSources);
+  const inbox = inboxSettingsOf(agent, capabilities, eventSources);
   if (peers) checkPeerRoutes(peers, capabilities.value.transports);
-  return { dir, agent, capabilities, peers, eventSources };
+  return { dir, agent, capabilities, peers, eventSources, inbox };
 }
 
 /** Where the agent keeps its files (DLQ, audit log, dedupe store): agent.yaml's dataDir, relative to the config directory. */
@@ -60,7 +64,12 @@ function checkAcrossFiles(agent: LoadedYaml<AgentFile>, capabilities: LoadedYaml
       throw new ConfigError(agent.file, agent.lineOf(['handlers', capability]), `handlers.${capability}`, `capability ${capability} is not declared in ${CONFIG_FILES.capabilities}`);
     }
   }
+  const sourceIds = new Set<string>();
   eventSources?.value.sources.forEach((source, index) => {
+    if (sourceIds.has(source.id)) {
+      throw new ConfigError(eventSources.file, eventSources.lineOf(['sources', index, 'id']), `sources[${index}].id`, `${source.id} is listed twice`);
+    }
+    sourceIds.add(source.id);
     if (source.agentId !== agent.value.agent.id) {
       throw new ConfigError(eventSources.file, eventSources.lineOf(['sources', index, 'agentId']), `sources[${index}].agentId`, `is ${source.agentId}, but agent.yaml declares agent ${agent.value.agent.id}`);
     }

@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { toolPolicySchema } from '../agent/agent-tools.js';
 import { ROLES } from '../server/roles.js';
+import { alias } from './aliases.js';
 import { receiverAuthSchema } from './auth-config.js';
+import { inboxLimitFields } from './inbox-fields.js';
 import { remoteNodesConfigSchema, remoteNodeStoreConfigSchema } from './remote-nodes-config.js';
 
 // A port may come from `${env:PORT}`, which expands to a string.
@@ -11,72 +13,109 @@ const permissionList = z.array(z.string().min(1)).optional();
 
 /** agent.yaml (version 1): who the agent is, what it may do, and how it runs. */
 export const agentFileSchema = z.strictObject({
-  version: z.literal(1),
-  agent: z.strictObject({
-    id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'must be an agent id: [A-Za-z0-9][A-Za-z0-9._-]{0,127}'),
-    tenantId: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/).optional(),
-    /** Stable per replica (pod name); replies come back to it. */
-    instanceId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 characters of [A-Za-z0-9_-]').optional(),
-  }),
-  /** Tools the agent's handlers may use by default (e.g. RequestAgent). */
-  tools: z.strictObject({ defaults: z.array(z.string().min(1)).default([]), policy: toolPolicySchema.default({}) }).optional(),
-  permissions: z.strictObject({ allow: permissionList, deny: permissionList }).optional(),
-  rpc: z.strictObject({ auth: receiverAuthSchema.optional() }).optional(),
-  /** capability → module path (relative to this file) whose default export is the handler. */
-  handlers: z.record(z.string(), z.string().min(1)).default({}),
+  version: z.literal(1).describe('The file format version.'),
+  agent: z
+    .strictObject({
+      id: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'must be an agent id: [A-Za-z0-9][A-Za-z0-9._-]{0,127}').describe('The agent id; the agent is addressed as `agent://<id>`.'),
+      tenantId: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/).optional().describe('The bus scope: envelopes of another tenant are refused.'),
+      instanceId: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 characters of [A-Za-z0-9_-]')
+        .optional()
+        .describe('Stable per replica (e.g. the pod name): replies to this replica\'s calls come back to it. Default: random per start.'),
+    })
+    .describe('Who the agent is.'),
+  tools: z
+    .strictObject({
+      policy: toolPolicySchema
+        .default({})
+        .describe('Tool name → enabled, for the model agent loop (docs/agent-tools.md). Validated, not yet used by `agent-rpc serve`: library users pass it to `buildAgentTools`.'),
+    })
+    .optional()
+    .describe('Tools offered to model agents.'),
+  permissions: z
+    .strictObject({
+      allow: permissionList.describe('Globs over `RequestAgent:<agent-uri>/<capability>` this agent may call.'),
+      deny: permissionList.describe('Globs it may not call; deny wins over allow.'),
+    })
+    .optional()
+    .describe('Which peers and capabilities handlers may call. Without it, every call is allowed.'),
+  rpc: z
+    .strictObject({ auth: receiverAuthSchema.optional().describe('What this agent requires of every envelope it receives (docs/auth.md). Default: internal.') })
+    .optional()
+    .describe('How envelopes are authenticated.'),
+  handlers: z
+    .record(z.string(), z.string().min(1))
+    .default({})
+    .describe('Capability → module path (relative to this file) whose default export, or export named like the capability, is the handler.'),
   limits: z
     .strictObject({
-      concurrency: z.int().min(1).optional(),
-      maxInflight: z.int().min(1).optional(),
-      pendingCapacity: z.int().min(1).optional(),
-      maxBytes: z.int().min(1).optional(),
-      maxDepth: z.int().min(1).optional(),
-      maxDeliveryAttempts: z.int().min(1).optional(),
-      retryDelayMs: z.int().min(1).optional(),
-      drainTimeoutMs: z.int().min(1).optional(),
+      ...inboxLimitFields,
+      pendingCapacity: z.int().min(1).optional().describe('Calls waiting for a reply at once; above it a call fails with EAGENTRPC_BUSY. Default 10,000.'),
+      maxBytes: z.int().min(1).optional().describe('Largest envelope accepted, in bytes. Default 1 MiB.'),
+      maxDepth: z.int().min(1).optional().describe('Deepest JSON nesting accepted in an envelope. Default 64.'),
+      maxDeliveryAttempts: z.int().min(1).optional().describe('Deliveries of one message before a retriable handler failure is final. Default 3.'),
+      retryDelayMs: z.int().min(1).optional().describe('First redelivery delay; doubles per attempt, capped at 30 s. Default 100.'),
+      drainTimeoutMs: z.int().min(1).optional().describe('How long a shutdown waits for running handlers. Default 10,000.'),
     })
-    .optional(),
-  /** Runaway-guard limits (docs/guard.md). */
+    .optional()
+    .describe("The limits of the agent's inbox and caller side; the one home of every limit (event-sources.yaml `limits` is an alias of concurrency and maxInflight)."),
   guard: z
     .strictObject({
-      maxDepth: z.int().min(1).optional(),
-      maxAgents: z.int().min(1).optional(),
-      maxFlowMs: z.int().min(1).optional(),
-      maxCallsPerMinute: z.int().min(1).optional(),
-      maxCallsPerFlow: z.int().min(1).optional(),
-      /** Whole-flow counts shared between processes (docs/guard.md). */
-      store: z.strictObject({ kind: z.literal('redis'), url: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL'), keyPrefix: z.string().min(1).optional() }).optional(),
+      maxDepth: z.int().min(1).optional().describe('Collapsed call depth of a flow. Default 5.'),
+      maxAgents: z.int().min(1).optional().describe('Distinct agents in a flow. Default 10.'),
+      maxFlowMs: z.int().min(1).optional().describe('Age of a flow after which its calls are refused. Default 300,000.'),
+      maxCallsPerMinute: z.int().min(1).optional().describe('Agent-to-agent calls per rolling minute in a flow. Default 20.'),
+      maxCallsPerFlow: z.int().min(1).optional().describe('Agent-to-agent calls in a flow. Default 100.'),
+      store: z
+        .strictObject({
+          kind: z.literal('redis').describe('The store kind.'),
+          url: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').describe('`redis://` or `rediss://` URL of the Redis server.'),
+          keyPrefix: z.string().min(1).optional().describe('Prefix of every key. Default `agent-rpc:flow:`.'),
+        })
+        .optional()
+        .describe('Whole-flow counts shared between processes. Default: counted in this process only.'),
     })
-    .optional(),
-  log: z.strictObject({ level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info') }).optional(),
-  http: z.strictObject({ port: portSchema.default(9464), host: z.string().default('127.0.0.1') }).optional(),
-  /** Bearer tokens of the node's HTTP API (sessions, remote nodes); without any, every /api call is refused. */
+    .optional()
+    .describe('Runaway-guard limits (docs/guard.md).'),
+  log: z
+    .strictObject({ level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info').describe('The lowest level logged.') })
+    .optional()
+    .describe("The process's log (pino JSON on stdout); only the first agent's block of a process counts."),
+  http: z
+    .strictObject({
+      port: portSchema.default(9464).describe('Port of /healthz, /readyz, /metrics and /api/v1 (0: any free port).'),
+      host: z.string().default('127.0.0.1').describe('Address the HTTP server binds to.'),
+    })
+    .optional()
+    .describe("The process's HTTP server; only the first agent's block of a process counts."),
   api: z
     .strictObject({
       tokens: z
         .array(
           z.strictObject({
-            user: z.string().regex(/^[A-Za-z0-9._@-]{1,128}$/, 'must be 1-128 characters of [A-Za-z0-9._@-]'),
-            role: z.enum(ROLES),
-            /** A secret reference (`${env:NAME}`, `file:`, `secret://`, `vault:`), never the token itself. */
-            tokenRef: z.string().min(1),
+            user: z.string().regex(/^[A-Za-z0-9._@-]{1,128}$/, 'must be 1-128 characters of [A-Za-z0-9._@-]').describe('Who the token stands for (sessions belong to users).'),
+            role: z.enum(ROLES).describe("The token's role (docs/sessions.md)."),
+            tokenRef: z.string().min(1).describe('A secret reference (`${env:NAME}`, `file:`, `secret://`, `vault:`), never the token itself.'),
           }),
         )
-        .default([]),
+        .default([])
+        .describe('Bearer tokens of /api/v1; without any, every /api call is refused.'),
     })
-    .optional(),
-  /** Remote sessions served by this node (docs/remote-nodes.md). */
+    .optional()
+    .describe("The node's HTTP API (sessions, remote nodes)."),
   session: z
     .strictObject({
-      /** The capability a session created with a plain `message` calls, with payload `{message}`. */
-      capability: z.string().min(1).optional(),
-      max_per_user: z.int().min(1).default(100),
+      capability: z.string().min(1).optional().describe('The capability a session created with a plain `message` calls, with payload `{message}`.'),
+      maxPerUser: alias(z.int().min(1).default(100).describe("Sessions kept per user (the oldest finished ones go first); running ones above it are refused with 429."), 'max_per_user'),
     })
-    .optional(),
-  /** Other nodes' session APIs this agent may call (docs/remote-nodes.md). */
-  remote_nodes: remoteNodesConfigSchema.optional(),
-  /** Enables the node store managed over /api/v1/remote-nodes; its credentials are encrypted with this key. */
-  remote_node_store: remoteNodeStoreConfigSchema.optional(),
-  dataDir: z.string().default('./data'),
+    .optional()
+    .describe('Remote sessions served by this node (docs/sessions.md).'),
+  remoteNodes: alias(remoteNodesConfigSchema.optional().describe("Other nodes' session APIs this agent may call (docs/remote-nodes.md)."), 'remote_nodes'),
+  remoteNodeStore: alias(
+    remoteNodeStoreConfigSchema.optional().describe('Enables the node store managed over /api/v1/remote-nodes; its credentials are encrypted with this key.'),
+    'remote_node_store',
+  ),
+  dataDir: z.string().default('./data').describe('Where the agent keeps its files (DLQ, audit log, dedupe store, sessions), relative to the config directory.'),
 });
 export type AgentFile = z.infer<typeof agentFileSchema>;

@@ -8,38 +8,38 @@ import { z } from 'zod';
  */
 const url = z.url({ protocol: /^https?$/ });
 const scopes = z.array(z.string().regex(/^[\x21\x23-\x5B\x5D-\x7E]+$/, 'must be an OAuth2 scope token')).default([]);
+const requiredScopes = scopes.describe('Scopes every token must carry (all of them).');
 const jwtVerification = {
-  issuer: z.string().min(1),
-  audience: z.string().min(1),
-  jwksUri: url.optional(),
-  scopes,
-  jwksCacheMs: z.number().int().min(0).optional(),
-  clockSkewSeconds: z.number().int().min(0).max(600).optional(),
+  issuer: z.string().min(1).describe('The token issuer (`iss`); its discovery document names the key set.'),
+  audience: z.string().min(1).describe('The audience (`aud`) tokens must be minted for.'),
+  jwksUri: url.optional().describe("Pinned key set URL. Default: `jwks_uri` of the issuer's discovery document."),
+  scopes: requiredScopes,
+  jwksCacheMs: z.number().int().min(0).optional().describe('How long fetched keys are trusted without refetching. Default 300,000.'),
+  clockSkewSeconds: z.number().int().min(0).max(600).optional().describe('Tolerance on `exp`, `nbf` and `iat`. Default 60.'),
 };
 const hmac = {
-  keysRef: z.string().min(1),
-  windowMs: z.number().int().min(1000).optional(),
+  keysRef: z.string().min(1).describe('A secret reference to the key ring: JSON `{"keys": {"<keyId>": "base64:..."}}`.'),
+  windowMs: z.number().int().min(1000).optional().describe('How far a signing time may be from now. Default 300,000.'),
 };
 
 export const peerAuthSchema = z.discriminatedUnion('provider', [
   z.strictObject({ provider: z.literal('internal') }),
-  z.strictObject({ provider: z.literal('hmac'), keyId: z.string().min(1), ...hmac }),
+  z.strictObject({ provider: z.literal('hmac'), keyId: z.string().min(1).describe('The key of the ring this agent signs with for this peer.'), ...hmac }),
   z.strictObject({ provider: z.literal('oidc'), ...jwtVerification }),
   z.strictObject({
     provider: z.literal('oauth2-client'),
-    tokenEndpoint: url,
-    clientId: z.string().min(1),
-    clientSecretRef: z.string().min(1),
-    scopes,
-    /** RFC 8707 resource indicator (the peer's audience). */
-    resource: z.string().min(1).optional(),
+    tokenEndpoint: url.describe('Where client-credentials tokens are minted.'),
+    clientId: z.string().min(1).describe("This agent's OAuth2 client id."),
+    clientSecretRef: z.string().min(1).describe('A secret reference to the client secret.'),
+    scopes: scopes.describe('Scopes requested for the token.'),
+    resource: z.string().min(1).optional().describe("RFC 8707 resource indicator (the peer's audience)."),
   }),
 ]);
 export type PeerAuthConfig = z.infer<typeof peerAuthSchema>;
 
 export const receiverAuthSchema = z.discriminatedUnion('required', [
   z.strictObject({ required: z.literal('internal') }),
-  z.strictObject({ required: z.literal('hmac'), signingKeyId: z.string().min(1).optional(), ...hmac }),
+  z.strictObject({ required: z.literal('hmac'), signingKeyId: z.string().min(1).optional().describe('The key this agent signs its own envelopes with. Without it the agent only verifies.'), ...hmac }),
   // Tokens minted with oauth2-client are JWTs from the issuer: `oidc` verifies both kinds.
   z.strictObject({ required: z.literal('oidc'), ...jwtVerification }),
 ]);

@@ -4,8 +4,8 @@ const ENV_REF = /\$\{env:([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /**
  * Replaces `${env:NAME}` inside every string of a parsed config, except in secret fields
- * (`...Ref`, and `auth_token` of remote nodes): those hold secret references, resolved
- * (and kept redacted) by the secret resolver.
+ * (`...Ref`; aliases such as `auth_token` are renamed to theirs before this runs): those
+ * hold secret references, resolved (and kept redacted) by the secret resolver.
  * An unset variable is a ConfigError naming the file, line and field.
  */
 export function expandEnv(value: unknown, env: NodeJS.ProcessEnv, file: string, lineOf: (path: readonly PropertyKey[]) => number | undefined, path: PropertyKey[] = []): unknown {
@@ -20,13 +20,9 @@ export function expandEnv(value: unknown, env: NodeJS.ProcessEnv, file: string, 
   if (typeof value === 'object' && value !== null) {
     const out: Record<string, unknown> = {};
     for (const [key, item] of Object.entries(value)) {
-      out[key] = isSecretField(key) ? item : expandEnv(item, env, file, lineOf, [...path, key]);
+      out[key] = key.endsWith('Ref') ? item : expandEnv(item, env, file, lineOf, [...path, key]);
     }
     return out;
   }
   return value;
-}
-
-function isSecretField(key: string): boolean {
-  return key.endsWith('Ref') || key === 'auth_token';
 }

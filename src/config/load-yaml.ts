@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { LineCounter, parseDocument, isNode } from 'yaml';
+import { LineCounter, parseDocument, isNode, type Node } from 'yaml';
 import type { z } from 'zod';
+import { renameAliases } from './aliases.js';
 import { ConfigError, fieldPath } from './config-error.js';
 import { expandEnv } from './expand-env.js';
 
@@ -11,12 +12,16 @@ export interface LoadedYaml<T> {
   lineOf(path: readonly PropertyKey[]): number | undefined;
 }
 
-/** Reads a YAML file and validates it; every problem becomes a ConfigError naming file, line and field. */
 export interface YamlLoadOptions {
   /** Expands `${env:NAME}` in strings (not in `...Ref` fields) from this environment. */
   readonly env?: NodeJS.ProcessEnv;
 }
 
+/**
+ * Reads a YAML file and validates it; every problem becomes a ConfigError naming file, line
+ * and field. Aliases declared in the schema (snake_case names, see aliases.ts) are renamed
+ * to their fields first, so the value and every error use the camelCase names.
+ */
 export async function loadYamlFile<S extends z.ZodType>(file: string, schema: S, options: YamlLoadOptions = {}): Promise<LoadedYaml<z.infer<S>>> {
   let text: string;
   try {
@@ -42,6 +47,9 @@ export function parseYaml<S extends z.ZodType>(file: string, text: string, schem
     }
     return undefined;
   };
+  const lineOfNode = (node: Node): number | undefined => (node.range ? lineCounter.linePos(node.range[0]).line : undefined);
+  // Before anything reads the data: aliases become their fields' names, in the document itself.
+  renameAliases(document.contents, schema, file, lineOfNode);
   const raw: unknown = document.toJS();
   const parsed = schema.safeParse(options.env === undefined ? raw : expandEnv(raw, options.env, file, lineOf));
   if (!parsed.success) {

@@ -12,11 +12,11 @@ import { loadYamlFile, parseYaml, type LoadedYaml } from './load-yaml.js';
 const peerIdSchema = z.string().refine((id) => AGENT_URI_RE.test(id) || isAgentId(id), 'must be agent://<id> or a bare agent id');
 
 export const peersFileSchema = z.strictObject({
-  version: z.literal(1),
+  version: z.literal(1).describe('The file format version.'),
   peers: z.array(
     z.strictObject({
-      id: peerIdSchema,
-      tenantId: z.string().min(1).optional(),
+      id: peerIdSchema.describe('The peer: `agent://<id>` or a bare agent id.'),
+      tenantId: z.string().min(1).optional().describe("The peer's tenant, set on envelopes to it."),
       transports: z
         .array(
           z.strictObject({
@@ -31,10 +31,11 @@ export const peersFileSchema = z.strictObject({
           })
           .refine((route) => (route.kind === 'http') === (route.node !== undefined), { message: 'an http route names its remote node (node:), and only http routes do', path: ['node'] }),
         )
-        .min(1),
-      auth: peerAuthSchema.optional(),
+        .min(1)
+        .describe('Routes to the peer, in order of preference: the first kind this agent has loaded is used.'),
+      auth: peerAuthSchema.optional().describe('How this agent authenticates to the peer, and checks what it sends (docs/auth.md). Default: internal.'),
     }),
-  ),
+  ).describe('The agents this agent calls, and how to reach them.'),
 });
 export type PeersFile = z.infer<typeof peersFileSchema>;
 

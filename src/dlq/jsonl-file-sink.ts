@@ -32,6 +32,7 @@ export class JsonlDlqSink implements DlqSink {
       await handle.write(line);
       if (this.options.fsync ?? true) await handle.sync();
     });
+    // The writer hears of a failure through `written`; the tail only orders the next write after this one.
     this.tail = written.catch(() => undefined);
     return written;
   }

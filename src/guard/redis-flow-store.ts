@@ -53,9 +53,11 @@ export class RedisFlowStore implements FlowStore {
   private constructor(
     private readonly client: RedisClient,
     private readonly prefix: string,
+    private readonly onError: (error: unknown) => void,
   ) {}
 
-  static async connect(options: RedisFlowStoreOptions, onError: (error: Error) => void = () => {}): Promise<RedisFlowStore> {
+  /** `onError` hears about connection errors (the client reconnects by itself) and a failed close. */
+  static async connect(options: RedisFlowStoreOptions, onError: (error: unknown) => void = () => {}): Promise<RedisFlowStore> {
     let redis: { createClient(options: object): RedisClient };
     try {
       redis = (await import('redis')) as unknown as typeof redis;
@@ -67,7 +69,7 @@ export class RedisFlowStore implements FlowStore {
     const client = redis.createClient({ url: options.url, disableOfflineQueue: true, socket: { connectTimeout: 2_000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 5_000) } });
     client.on('error', onError);
     await client.connect();
-    return new RedisFlowStore(client, options.keyPrefix ?? 'agent-rpc:flow:');
+    return new RedisFlowStore(client, options.keyPrefix ?? 'agent-rpc:flow:', onError);
   }
 
   async record(call: FlowCall, limits: GuardLimits): Promise<FlowRecordResult> {
@@ -89,6 +91,7 @@ export class RedisFlowStore implements FlowStore {
   }
 
   async close(): Promise<void> {
-    await (this.client.close ?? this.client.quit)?.call(this.client).catch(() => undefined);
+    // A client whose connection is already gone may refuse to close: there is nothing left to release.
+    await (this.client.close ?? this.client.quit)?.call(this.client).catch((error: unknown) => this.onError(error));
   }
 }

@@ -117,7 +117,7 @@ export class RunawayGuard {
     const call = { correlationId: envelope.correlationId, messageId: envelope.messageId, agents: state.chain, startedAt: state.startedAt, now };
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`flow store did not answer within ${STORE_TIMEOUT_MS} ms`)), STORE_TIMEOUT_MS);
+      timer = setTimeout(() => reject(new RpcError('EAGENTRPC_FLOW_STORE_UNAVAILABLE', `flow store did not answer within ${STORE_TIMEOUT_MS} ms`)), STORE_TIMEOUT_MS);
     });
     try {
       const result = await Promise.race([this.store.record(call, this.limits), timeout]);

@@ -41,7 +41,7 @@ export function builtinHandlers(
         const id = (input as { id?: unknown } | null)?.id;
         if (typeof id !== 'string') throw new RpcError('EAGENTRPC_SCHEMA_VIOLATION', '$requeue input at /id: must be a DLQ record id', { details: { pointer: '/id' } });
         return requeue(id).catch((error: unknown) => {
-          throw error instanceof RangeError ? new RpcError('DLQ_RECORD_NOT_FOUND', error.message) : error;
+          throw error instanceof RangeError ? new RpcError('EAGENTRPC_DLQ_RECORD_NOT_FOUND', error.message) : error;
         });
       },
     ],

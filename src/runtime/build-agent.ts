@@ -36,7 +36,7 @@ export interface BuiltAgent {
 }
 
 export async function buildAgent(config: AgentConfig, options: BuildAgentOptions): Promise<BuiltAgent> {
-  const { agent, capabilities, peers, eventSources } = config;
+  const { agent, capabilities, peers, inbox } = config;
   const id = agent.value.agent.id;
   const dataDir = dataDirOf(config);
   await mkdir(dataDir, { recursive: true });
@@ -44,10 +44,9 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
   // AgentNode binds agentId to its own lines; the stores' lines get it here.
   const logger = options.logger;
 
-  const source = eventSources?.value.sources[0];
   const closers: Array<() => Promise<void>> = [];
   let store: IdempotencyStore | undefined;
-  if (source?.idempotency?.store === 'sqlite') {
+  if (inbox.idempotency?.store === 'sqlite') {
     const { SqliteIdempotencyStore } = await import('../idempotency/sqlite-store.js');
     const sqlite = await SqliteIdempotencyStore.open({ path: join(dataDir, 'dedupe.db') });
     closers.push(async () => sqlite.close());
@@ -66,13 +65,8 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
     guardStore = store;
   }
   const peerEntries = peers ? await toPeerEntries(peers, { resolveSecret: (ref, baseDir) => secrets.resolve(ref, baseDir) }) : [];
-  const { drainTimeoutMs, pendingCapacity, maxInflight, ...limits } = agent.value.limits ?? {};
-  const topics = {
-    ...capabilities.value.topics,
-    ...(source?.requestsTopic ? { requests: source.requestsTopic } : {}),
-    ...(source?.responsesTopic ? { responses: source.responsesTopic } : {}),
-    ...(source?.eventsTopic ? { events: source.eventsTopic } : {}),
-  };
+  // Concurrency and maxInflight come from inbox (agent.yaml limits, or any event source that agrees).
+  const { drainTimeoutMs, pendingCapacity, maxInflight: _maxInflight, concurrency: _concurrency, ...limits } = agent.value.limits ?? {};
   const node = new AgentNode({
     id,
     transports: await transportsFromConfig(capabilities.value.transports, { memoryBus: options.memoryBus, clientId: id, logger, ...(options.http ? { http: options.http } : {}) }),
@@ -80,7 +74,7 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
     permissions: agent.value.permissions ?? {},
     ...(agent.value.agent.tenantId ? { tenantId: agent.value.agent.tenantId } : {}),
     ...(agent.value.agent.instanceId ? { instanceId: agent.value.agent.instanceId } : {}),
-    topics,
+    topics: inbox.topics,
     ...(auth ? { auth } : {}),
     audit,
     ...(guardLimits ? { guard: guardLimits } : {}),
@@ -88,12 +82,12 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
     capabilities: capabilities.value.capabilities,
     dlq: new JsonlDlqSink({ path: join(dataDir, 'dlq.jsonl') }),
     ...(options.approvals ? { approvals: options.approvals } : {}),
-    idempotency: { ...(store ? { store } : {}), ...(source?.idempotency ? { strategy: source.idempotency.strategy, ttlMs: source.idempotency.ttlMs } : {}) },
+    idempotency: { ...(store ? { store } : {}), ...(inbox.idempotency ? { strategy: inbox.idempotency.strategy, ttlMs: inbox.idempotency.ttlMs } : {}) },
     limits: {
       ...limits,
-      ...(source?.limits?.concurrency ? { concurrency: source.limits.concurrency } : {}),
+      ...(inbox.concurrency ? { concurrency: inbox.concurrency } : {}),
       ...(pendingCapacity ? { pendingCapacity } : {}),
-      ...((source?.limits?.maxInflight ?? maxInflight) ? { maxInflight: source?.limits?.maxInflight ?? maxInflight } : {}),
+      ...(inbox.maxInflight ? { maxInflight: inbox.maxInflight } : {}),
     },
     ...(drainTimeoutMs ? { drainTimeoutMs } : {}),
     logger,

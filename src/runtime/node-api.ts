@@ -33,7 +33,7 @@ export async function openSessions(first: AgentConfig, logger: Logger): Promise<
   const manager = new SessionManager({
     store,
     logger: logger.child({ component: 'sessions' }),
-    maxPerUser: first.agent.value.session?.max_per_user ?? 100,
+    maxPerUser: first.agent.value.session?.maxPerUser ?? 100,
   });
   await manager.load();
   return { manager, routes: sessionRoutes(manager) };

@@ -12,22 +12,22 @@ import { RemoteNodeStore } from '../remote-nodes/remote-node-store.js';
 import { remoteNodeRoutes } from '../server/remote-nodes-routes.js';
 
 /**
- * An agent's remote nodes: agent.yaml `remote_nodes` merged with its node store (when
- * `remote_node_store` names a key; the file is `<dataDir>/remote-nodes.json`), and the
+ * An agent's remote nodes: agent.yaml `remoteNodes` merged with its node store (when
+ * `remoteNodeStore` names a key; the file is `<dataDir>/remote-nodes.json`), and the
  * store's admin API.
  */
 export async function remoteNodesOf(config: AgentConfig, secrets: SecretResolver): Promise<{ resolver: RemoteNodeResolver; routes: ApiRoute[] }> {
   const { agent } = config;
   const configNodes = await remoteNodesFromConfig(agent, (ref) => secrets.resolve(ref, config.dir));
   let store: RemoteNodeStore | undefined;
-  const storeConfig = agent.value.remote_node_store;
+  const storeConfig = agent.value.remoteNodeStore;
   if (storeConfig) {
     let cipher: CredentialCipher;
     try {
-      cipher = new CredentialCipher(await secrets.resolve(storeConfig.keyRef, config.dir));
+      cipher = new CredentialCipher(await secrets.resolve(storeConfig.keyRef, config.dir), 'remoteNodeStore.keyRef');
     } catch (error) {
       const problem = error instanceof Error ? error.message : String(error);
-      throw new ConfigError(agent.file, agent.lineOf(['remote_node_store', 'keyRef']), 'remote_node_store.keyRef', problem);
+      throw new ConfigError(agent.file, agent.lineOf(['remoteNodeStore', 'keyRef']), 'remoteNodeStore.keyRef', problem);
     }
     const dataDir = dataDirOf(config);
     await mkdir(dataDir, { recursive: true });

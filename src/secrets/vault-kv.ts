@@ -56,6 +56,7 @@ export class VaultKvReader {
       const reason = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
       throw new TypeError(`${ref}: Vault at ${this.options.addr} unreachable: ${reason}`);
     }
+    // A body that is not JSON says nothing more than the status does.
     const body = (await response.json().catch(() => ({}))) as { data?: { data?: unknown }; errors?: unknown };
     if (!response.ok) {
       const what = response.status === 404 ? 'no such secret' : response.status === 403 ? 'permission denied' : 'request failed';

@@ -69,7 +69,7 @@ describe('agent-rpc serve and the operator commands, on real NATS', () => {
     await until(async () => (await runCliProcess(['dlq', 'list', '--json', '--kind', 'unknown-capability', '--config', configDir], env)).stdout.trim().split('\n').length === 2);
     const missing = await runCliProcess(['dlq', 'requeue', 'no-such-record', '--config', configDir], env);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toMatch(/DLQ_RECORD_NOT_FOUND/);
+    expect(missing.stderr).toMatch(/EAGENTRPC_DLQ_RECORD_NOT_FOUND/);
   });
 
   it('daemon - $requeue refuses callers other than the agent operator tool', async () => {

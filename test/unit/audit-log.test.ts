@@ -91,7 +91,7 @@ describe('audit log - records and chain', () => {
     expect(() => log.append({ kind: 'auth_check', score: Number.NaN })).toThrow(TypeError);
     log.append(entry(0));
     await log.close();
-    expect(() => log.append(entry(1))).toThrow(/closed/);
+    expect(() => log.append(entry(1))).toThrow(expect.objectContaining({ code: 'EAGENTRPC_AUDIT_CLOSED' }));
   });
 });
 
@@ -145,10 +145,11 @@ describe('audit log - flush and durability', () => {
     const logger = keepingLogger();
     const log = await FileAuditLog.open({ path, logger });
     log.append(entry(0));
-    await expect(log.flush()).rejects.toThrow(/write failed/);
+    const writeFailed = { code: 'EAGENTRPC_AUDIT_WRITE_FAILED', details: { path } };
+    await expect(log.flush()).rejects.toMatchObject(writeFailed);
     expect(() => log.append(entry(1))).not.toThrow();
-    await expect(log.flush()).rejects.toThrow(/write failed/);
-    await expect(log.close()).rejects.toThrow(/write failed/);
+    await expect(log.flush()).rejects.toMatchObject(writeFailed);
+    await expect(log.close()).rejects.toMatchObject(writeFailed);
     expect(logger.errors).toHaveLength(1);
     expect(logger.errors[0]!.fields).toMatchObject({ path, dropped: 1 });
   });
@@ -158,9 +159,7 @@ describe('audit log - opening an existing log', () => {
   it('audit log - a torn last line is refused on open, naming the file and line', async () => {
     const path = await writeLog(2);
     appendFileSync(path, '{"seq":2,"at":"2026-');
-    const open = FileAuditLog.open({ path });
-    await expect(open).rejects.toThrow(path);
-    await expect(FileAuditLog.open({ path })).rejects.toThrow(/line 3 is incomplete/);
+    await expect(FileAuditLog.open({ path })).rejects.toMatchObject({ code: 'EAGENTRPC_AUDIT_CHAIN_BROKEN', details: { path, problem: 'truncated', line: 3 } });
     // Nothing was chained onto it.
     expect(readFileSync(path, 'utf8').endsWith('"at":"2026-')).toBe(true);
   });
@@ -170,13 +169,13 @@ describe('audit log - opening an existing log', () => {
     const all = lines(path);
     all[2] = all[2]!.replace('"decision":"accept"', '"decision":"reject"');
     writeFileSync(path, `${all.join('\n')}\n`);
-    await expect(FileAuditLog.open({ path })).rejects.toThrow(/line 3, the last record, does not match its hash/);
+    await expect(FileAuditLog.open({ path })).rejects.toMatchObject({ code: 'EAGENTRPC_AUDIT_CHAIN_BROKEN', details: { path, problem: 'modified', line: 3, seq: 2 } });
   });
 
   it('audit log - a log shorter than its head file is refused on open, so a cut end is not papered over', async () => {
     const path = await writeLog(5);
     writeFileSync(path, `${lines(path).slice(0, 3).join('\n')}\n`);
-    await expect(FileAuditLog.open({ path })).rejects.toThrow(/ends at record 2 but its head file says record 4/);
+    await expect(FileAuditLog.open({ path })).rejects.toMatchObject({ code: 'EAGENTRPC_AUDIT_CHAIN_BROKEN', details: { path, problem: 'truncated', seq: 2, headSeq: 4 } });
   });
 
   it('audit log - an empty or missing file starts a new chain', async () => {

@@ -23,6 +23,7 @@ function withRemoteNodes(yaml: string): string {
   return dir;
 }
 
+/** RFC 027's spelling: snake_case names are aliases of the camelCase fields. */
 const farm = `remote_nodes:
   - name: build-farm
     description: CI agents
@@ -31,13 +32,24 @@ const farm = `remote_nodes:
     timeout: 90s
 `;
 
+const farmCamel = `remoteNodes:
+  - name: build-farm
+    description: CI agents
+    apiBaseUrl: https://farm.example:9464/
+    authTokenRef: "\${env:FARM_TOKEN}"
+    timeout: 90s
+`;
+
 const key = (): SecretValue => new SecretValue(randomBytes(32).toString('base64'));
 
 describe('remote nodes: config', () => {
-  it('remote nodes - config entries load with defaults; the token stays a reference until resolved', async () => {
-    const config = await loadAgentConfig(withRemoteNodes(farm), env);
-    expect(config.agent.value.remote_nodes).toEqual([
-      { name: 'build-farm', description: 'CI agents', api_base_url: 'https://farm.example:9464', auth_type: 'token', auth_token: '${env:FARM_TOKEN}', skip_tls_verify: false, timeout: 90_000 },
+  it.each([
+    ['camelCase names', farmCamel],
+    ['the snake_case aliases', farm],
+  ])('remote nodes - config entries in %s load with defaults; the token stays a reference until resolved', async (_case, yaml) => {
+    const config = await loadAgentConfig(withRemoteNodes(yaml), env);
+    expect(config.agent.value.remoteNodes).toEqual([
+      { name: 'build-farm', description: 'CI agents', apiBaseUrl: 'https://farm.example:9464', authType: 'token', authTokenRef: '${env:FARM_TOKEN}', skipTlsVerify: false, timeout: 90_000 },
     ]);
     const [node] = await remoteNodesFromConfig(config.agent, (ref) => createSecretResolver({ env }).resolve(ref));
     expect(node).toMatchObject({ name: 'build-farm', apiBaseUrl: 'https://farm.example:9464', authType: 'token', timeoutMs: 90_000, source: 'config' });
@@ -46,12 +58,13 @@ describe('remote nodes: config', () => {
   });
 
   it.each([
-    ['an inline token', farm.replace('"${env:FARM_TOKEN}"', 'plain-token'), /remote_nodes\[0\]\.auth_token: .*inline secrets are refused/],
-    ['a token with auth_type none', farm.replace('    timeout: 90s', '    auth_type: none\n    timeout: 90s'), /agent\.yaml:\d+: remote_nodes\[0\]\.auth_token: must not be set when auth_type is none/],
-    ['no token with auth_type token', farm.replace('    auth_token: "${env:FARM_TOKEN}"\n', ''), /remote_nodes\[0\]\.auth_token: is required when auth_type is token/],
-    ['a bad URL', farm.replace('https://farm.example:9464/', 'ftp://farm'), /agent\.yaml:\d+: remote_nodes\[0\]\.api_base_url: must be an http:\/\/ or https:\/\/ URL/],
-    ['a bad timeout', farm.replace('90s', 'soon'), /agent\.yaml:\d+: remote_nodes\[0\]\.timeout/],
-    ['a duplicate name', `${farm}  - name: build-farm\n    api_base_url: http://b\n    auth_type: none\n`, /agent\.yaml:\d+: remote_nodes\[1\]\.name: build-farm is listed twice/],
+    ['an inline token', farm.replace('"${env:FARM_TOKEN}"', 'plain-token'), /remoteNodes\[0\]\.authTokenRef: .*inline secrets are refused/],
+    ['a token with auth_type none', farm.replace('    timeout: 90s', '    auth_type: none\n    timeout: 90s'), /agent\.yaml:\d+: remoteNodes\[0\]\.authTokenRef: must not be set when authType is none/],
+    ['no token with auth_type token', farm.replace('    auth_token: "${env:FARM_TOKEN}"\n', ''), /remoteNodes\[0\]\.authTokenRef: is required when authType is token/],
+    ['a bad URL', farm.replace('https://farm.example:9464/', 'ftp://farm'), /agent\.yaml:\d+: remoteNodes\[0\]\.apiBaseUrl: must be an http:\/\/ or https:\/\/ URL/],
+    ['a bad timeout', farm.replace('90s', 'soon'), /agent\.yaml:\d+: remoteNodes\[0\]\.timeout/],
+    ['a duplicate name', `${farm}  - name: build-farm\n    api_base_url: http://b\n    auth_type: none\n`, /agent\.yaml:\d+: remoteNodes\[1\]\.name: build-farm is listed twice/],
+    ['an alias next to its field', farm.replace('    timeout: 90s', '    apiBaseUrl: https://other\n    timeout: 90s'), /agent\.yaml:\d+: remoteNodes\[0\]\.api_base_url: is an alias of apiBaseUrl, which is also given/],
   ])('remote nodes - %s is a config error naming file, line and field', async (_case, yaml, expected) => {
     const dir = withRemoteNodes(yaml);
     const error = await loadAgentConfig(dir, env)

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { alias } from '../../src/config/aliases.js';
+import { agentFileSchema } from '../../src/config/agent-file.js';
+import { ConfigError } from '../../src/config/config-error.js';
+import { parseYaml } from '../../src/config/load-yaml.js';
+
+/** agent.yaml as RFC 027 writes it: snake_case names, which are aliases of the camelCase fields. */
+const snakeCase = `version: 1
+agent:
+  id: pr-reviewer
+session:
+  max_per_user: 5
+remote_nodes:
+  - name: farm
+    api_base_url: https://farm.example/
+    auth_type: token
+    auth_token: "\${env:FARM_TOKEN}"
+    skip_tls_verify: true
+remote_node_store: { keyRef: "\${env:NODE_STORE_KEY}" }
+`;
+
+const env = { FARM_TOKEN: 'never-expanded', NODE_STORE_KEY: 'never-expanded' };
+
+function configError(text: string): ConfigError {
+  try {
+    parseYaml('/etc/agent-rpc/agent.yaml', text, agentFileSchema, { env });
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return error as ConfigError;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('config - aliases', () => {
+  it('config - snake_case aliases load as the camelCase fields; secret references stay unexpanded', () => {
+    const loaded = parseYaml('/etc/agent-rpc/agent.yaml', snakeCase, agentFileSchema, { env });
+    expect(loaded.value.session).toEqual({ maxPerUser: 5 });
+    expect(loaded.value.remoteNodes).toEqual([
+      { name: 'farm', description: '', apiBaseUrl: 'https://farm.example', authType: 'token', authTokenRef: '${env:FARM_TOKEN}', skipTlsVerify: true, timeout: 300_000 },
+    ]);
+    expect(loaded.value.remoteNodeStore).toEqual({ keyRef: '${env:NODE_STORE_KEY}' });
+    expect(loaded.lineOf(['remoteNodes', 0, 'authTokenRef'])).toBe(10);
+    expect(loaded.lineOf(['session', 'maxPerUser'])).toBe(5);
+  });
+
+  it('config - an error in an aliased field names the field and the line the user wrote', () => {
+    const error = configError(snakeCase.replace('auth_type: token', 'auth_type: bearer'));
+    expect(error).toMatchObject({ file: '/etc/agent-rpc/agent.yaml', line: 9, field: 'remoteNodes[0].authType' });
+    expect(configError(snakeCase.replace('max_per_user: 5', 'max_per_user: 0'))).toMatchObject({ line: 5, field: 'session.maxPerUser' });
+  });
+
+  it('config - an unknown field is still an error, next to aliases too', () => {
+    const error = configError(snakeCase.replace('    skip_tls_verify: true', '    skip_tls_verify: true\n    verify_host: false'));
+    expect(error).toMatchObject({ line: 7, field: 'remoteNodes[0]' });
+    expect(error.message).toContain('verify_host');
+  });
+
+  it('config - an alias given next to its field is an error at the alias', () => {
+    const error = configError(snakeCase.replace('  max_per_user: 5', '  max_per_user: 5\n  maxPerUser: 6'));
+    expect(error).toMatchObject({ line: 5, field: 'session.max_per_user' });
+    expect(error.message).toContain('maxPerUser');
+    expect(configError(`${snakeCase}remoteNodes: []\n`)).toMatchObject({ line: 6, field: 'remote_nodes' });
+  });
+
+  it('config - aliases apply inside arrays, records and the chosen variant of a discriminated union', () => {
+    const schema = z.strictObject({
+      items: z.array(z.strictObject({ maxCount: alias(z.int(), 'max_count') })),
+      byName: z.record(z.string(), z.strictObject({ keyRef: alias(z.string(), 'key_ref') })),
+      auth: z.discriminatedUnion('kind', [z.strictObject({ kind: z.literal('a'), aField: alias(z.int(), 'a_field') }), z.strictObject({ kind: z.literal('b'), bField: alias(z.int(), 'b_field') })]),
+    });
+    const text = 'items: [{ max_count: 1 }, { maxCount: 2 }]\nbyName: { x: { key_ref: "${env:NOT_EXPANDED}" } }\nauth: { kind: b, b_field: 3 }\n';
+    expect(parseYaml('f.yaml', text, schema, { env: {} }).value).toEqual({ items: [{ maxCount: 1 }, { maxCount: 2 }], byName: { x: { keyRef: '${env:NOT_EXPANDED}' } }, auth: { kind: 'b', bField: 3 } });
+    // An alias of another variant is not one of this variant's: an unknown field.
+    expect(() => parseYaml('f.yaml', text.replace('b_field', 'a_field'), schema)).toThrow(ConfigError);
+  });
+});
