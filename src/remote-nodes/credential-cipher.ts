@@ -16,7 +16,7 @@ const KEY_BYTES = 32;
 export class CredentialCipher {
   readonly #key: Buffer;
 
-  constructor(key: SecretValue, field = 'remote_node_store.keyRef') {
+  constructor(key: SecretValue, field = 'remoteNodeStore.keyRef') {
     const text = key.reveal().trim();
     const bytes = /^[0-9a-fA-F]{64}$/.test(text) ? Buffer.from(text, 'hex') : /^[A-Za-z0-9+/]+={0,2}$/.test(text) ? Buffer.from(text, 'base64') : Buffer.alloc(0);
     if (bytes.length !== KEY_BYTES) throw new RangeError(`${field} must hold a 32-byte key, written as base64 or 64 hex digits`);

@@ -33,7 +33,7 @@ function parseBody(body: unknown, name?: string): { ok: true; value: z.infer<typ
  * stored ones can be changed — a stored node of the same name overrides a config one.
  */
 export function remoteNodeRoutes(store: RemoteNodeStore | undefined, resolver: RemoteNodeResolver): ApiRoute[] {
-  const unconfigured = apiError(503, 'remote node store is not configured (agent.yaml remote_node_store.keyRef)');
+  const unconfigured = apiError(503, 'remote node store is not configured (agent.yaml remoteNodeStore.keyRef)');
   return [
     {
       method: 'POST',
