@@ -1,11 +1,12 @@
 import type { DlqFilter, DlqRecord, DlqSink } from './record.js';
+import { positiveInteger } from '../check-integer.js';
 
 /** Keeps the newest `capacity` records in memory; the embedded default and tests use it. */
 export class MemoryDlqSink implements DlqSink {
   private readonly records: DlqRecord[] = [];
 
   constructor(private readonly capacity = 10_000) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('MemoryDlqSink: capacity must be a positive integer');
+    positiveInteger(capacity, 'MemoryDlqSink: capacity');
   }
 
   async write(record: DlqRecord): Promise<void> {

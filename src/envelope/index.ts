@@ -3,7 +3,7 @@ export {
   ENVELOPE_VERSION,
   ENVELOPE_KINDS,
   ENVELOPE_FIELDS,
-  REPLY_TO_SCHEMES,
+  URI_SCHEME_RE,
   envelopeSchema,
   envelopeAuthSchema,
   agentUri,
@@ -19,7 +19,6 @@ export type {
   EnvelopeAuthOidc,
   EnvelopeAuthOauth2Client,
   EnvelopeField,
-  ReplyToScheme,
 } from './schema.js';
 export {
   DECODE_FAILURE_REASONS,

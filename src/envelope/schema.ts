@@ -14,9 +14,12 @@ export const ENVELOPE_VERSION = 1 as const;
 export const ENVELOPE_KINDS = ['request', 'response', 'event'] as const;
 export type EnvelopeKind = (typeof ENVELOPE_KINDS)[number];
 
-/** Schemes a `replyTo` may use: the transports we ship plus the brokers we expect next. */
-export const REPLY_TO_SCHEMES = ['kafka', 'nats', 'sqs', 'amqp', 'mqtt', 'memory', 'http'] as const;
-export type ReplyToScheme = (typeof REPLY_TO_SCHEMES)[number];
+/**
+ * A `replyTo` scheme: an RFC 3986 scheme in lower case — a transport kind. Any scheme is
+ * valid on the wire; whether a loaded transport reaches it is decided when replying
+ * (EAGENTRPC_NO_TRANSPORT), so a transport added later needs no change here.
+ */
+export const URI_SCHEME_RE = /^[a-z][a-z0-9+.-]*$/;
 
 const AGENT_URI_PREFIX = 'agent://';
 const AGENT_ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
@@ -27,7 +30,7 @@ export const CAPABILITY_RE = /^[A-Za-z0-9$][A-Za-z0-9._:/-]{0,127}$/;
 export const MESSAGE_ID_RE = /^[A-Za-z0-9._:-]{1,128}$/;
 // Tenant ids are spliced into topic names, so no separators beyond `._-`.
 export const TENANT_ID_RE = /^[A-Za-z0-9._-]{1,128}$/;
-export const REPLY_TO_RE = new RegExp(`^(?:${REPLY_TO_SCHEMES.join('|')})://[\\s\\S]+$`);
+export const REPLY_TO_RE = /^[a-z][a-z0-9+.-]*:\/\/[\s\S]+$/;
 
 /** Fields of the top level, in the order the encoder writes them. */
 export const ENVELOPE_FIELDS = [
@@ -114,7 +117,7 @@ export const envelopeSchema = z.strictObject({
   from: agentUriSchema,
   to: agentUriSchema,
   capability: z.string().regex(CAPABILITY_RE, 'must be [A-Za-z0-9$][A-Za-z0-9._:/-]{0,127}'),
-  replyTo: z.string().regex(REPLY_TO_RE, `must be <scheme>://<topic> with scheme one of ${REPLY_TO_SCHEMES.join(', ')}`).optional(),
+  replyTo: z.string().regex(REPLY_TO_RE, 'must be <scheme>://<topic> with a lower-case URI scheme ([a-z][a-z0-9+.-]*)').optional(),
   // zod's int() already stops at Number.MAX_SAFE_INTEGER.
   deadline: z.number().int().min(0).optional(),
   tenantId: z.string().regex(TENANT_ID_RE, 'must be 1-128 characters of [A-Za-z0-9._-]').optional(),

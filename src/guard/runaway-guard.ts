@@ -5,6 +5,7 @@ import { decodeFlowState, encodeFlowState, FLOW_HEADER, RECENT_CALLS_KEPT, type 
 import { FlowTable } from './flow-table.js';
 import { checkCall, checkFlowCounts, DEFAULT_GUARD_LIMITS, type GuardLimits, type GuardViolation } from './guard-rules.js';
 import type { FlowStore } from './flow-store.js';
+import { positiveInteger } from '../check-integer.js';
 
 /** A refused call: the rule it broke, between which agents. */
 export interface GuardRefusal {
@@ -60,7 +61,7 @@ export class RunawayGuard {
   ) {
     this.limits = { ...DEFAULT_GUARD_LIMITS, ...limits };
     for (const [field, value] of Object.entries(this.limits)) {
-      if (!Number.isInteger(value) || value < 1) throw new RangeError(`guard.${field} must be a positive integer, got ${String(value)}`);
+      positiveInteger(value, `guard.${field}`);
     }
     this.table = new FlowTable(this.limits.maxFlowMs + 60_000);
   }

@@ -1,6 +1,7 @@
 import type { MaybePromise } from '../maybe-promise.js';
 import type { Delivery, TransportKind } from '../transport.js';
 import type { ClaimResult, IdempotencyStore, StoredReply } from './store.js';
+import { positiveInteger } from '../check-integer.js';
 
 /**
  * `message-id`: a message is the same message when its envelope messageId is the same —
@@ -32,8 +33,8 @@ export class Dedupe {
   constructor(private readonly options: DedupeOptions) {
     this.strategy = options.strategy ?? 'message-id';
     if (!DEDUPE_STRATEGIES.includes(this.strategy)) throw new TypeError(`idempotency.strategy must be one of ${DEDUPE_STRATEGIES.join(', ')}`);
-    this.ttlMs = positive(options.ttlMs ?? 60 * 60 * 1000, 'idempotency.ttlMs');
-    this.leaseMs = positive(options.leaseMs ?? 5 * 60 * 1000, 'idempotency.leaseMs');
+    this.ttlMs = positiveInteger(options.ttlMs ?? 60 * 60 * 1000, 'idempotency.ttlMs');
+    this.leaseMs = positiveInteger(options.leaseMs ?? 5 * 60 * 1000, 'idempotency.leaseMs');
   }
 
   get store(): IdempotencyStore {
@@ -55,9 +56,4 @@ export class Dedupe {
   release(key: string): MaybePromise<void> {
     return this.options.store.release(key);
   }
-}
-
-function positive(value: number, field: string): number {
-  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${field} must be a positive integer, got ${String(value)}`);
-  return value;
 }

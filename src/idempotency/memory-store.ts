@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
 import type { ClaimResult, IdempotencyStore, StoredReply } from './store.js';
+import { positiveInteger } from '../check-integer.js';
 
 interface Entry {
   done: boolean;
@@ -28,10 +29,7 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   private readonly clock: Clock;
 
   constructor(options: MemoryIdempotencyStoreOptions = {}) {
-    this.maxEntries = options.maxEntries ?? 100_000;
-    if (!Number.isInteger(this.maxEntries) || this.maxEntries < 1) {
-      throw new RangeError('MemoryIdempotencyStore: maxEntries must be a positive integer');
-    }
+    this.maxEntries = positiveInteger(options.maxEntries ?? 100_000, 'MemoryIdempotencyStore: maxEntries');
     this.clock = options.clock ?? systemClock;
   }
 
