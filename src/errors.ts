@@ -30,6 +30,7 @@ export const RPC_ERROR_CODES = {
   EAGENTRPC_CONNECT_FAILED: { retriable: true, summary: 'The transport could not reach its broker within its connect timeout; the message names the servers and the last error.' },
   EAGENTRPC_TRANSPORT_CLOSED: { retriable: true, summary: 'The transport was closed before or while the operation ran.' },
   EAGENTRPC_PUBLISH_FAILED: { retriable: true, summary: 'The transport could not publish the envelope.' },
+  EAGENTRPC_BROKER_SETUP_FAILED: { retriable: true, summary: 'The broker refused or failed to set up what a topic needs (a JetStream stream, a Kafka topic); details name the topic.' },
 } as const satisfies Record<string, { retriable: boolean; summary: string }>;
 
 export type RpcErrorCode = keyof typeof RPC_ERROR_CODES;

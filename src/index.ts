@@ -15,15 +15,13 @@ export type { NodeLimits } from './rpc/node-core.js';
 export { PeerTable, normalizeAgentUri, type PeerEntry, type PeerRoute } from './rpc/peer-table.js';
 export { compilePermissions, requestPermissionKey, type PermissionRules } from './rpc/permissions.js';
 export { PendingRegistry, type PendingCall, type PendingOutcome } from './rpc/pending-registry.js';
-export { defaultAgentTopics, isInstanceReplyTopic, type AgentTopics } from './rpc/topics.js';
+export { defaultAgentTopics, type AgentTopics } from './rpc/topics.js';
 export type { ResponsePayload } from './rpc/response-payload.js';
 
 export { RpcError, RPC_ERROR_CODES, toRpcError, type RpcErrorCode, type WireError } from './errors.js';
 export {
-  TRANSPORT_KINDS,
   formatReplyTo,
   parseReplyTo,
-  replyTopicOf,
   type Delivery,
   type DeliveryCoordinates,
   type DeliveryHandler,
@@ -31,10 +29,11 @@ export {
   type RpcTransport,
   type SubscribeOptions,
   type Subscription,
-  type TransportIdentity,
   type TransportKind,
   type TransportTraits,
 } from './transport.js';
+export { checkTransportPlugins, type TransportPlugin, type TransportPluginContext } from './transport-plugin.js';
+export { backoffDelay, type BackoffPolicy } from './backoff.js';
 
 export {
   ENVELOPE_VERSION,

@@ -89,8 +89,7 @@ export class Inbox {
     };
     const denyThrown = (error: unknown): AuthVerdict => decide(deny('verifier-error', error instanceof Error ? error.message : String(error)));
     try {
-      const transportIdentity = transport.validateAuth?.(delivery);
-      const verdict = provider.verify(envelope, { transportIdentity, deliveryId: delivery.coordinates.deliveryId });
+      const verdict = provider.verify(envelope, { deliveryId: delivery.coordinates.deliveryId });
       return isPromise(verdict) ? verdict.then(decide, denyThrown) : decide(verdict);
     } catch (error) {
       return denyThrown(error);

@@ -34,7 +34,7 @@ export function buildResponse(core: NodeCore, request: AgentRpcEnvelope, payload
 /** Publishes a reply to its `replyTo`. Throws RpcError when no loaded transport reaches it. */
 export async function publishReply(core: NodeCore, reply: StoredReply, correlationId: string): Promise<void> {
   const { transport, topic } = replyTarget(core, reply.replyTo);
-  await transport.publish(topic, { body: reply.body, key: correlationId });
+  await transport.publish(topic, { body: reply.body, key: correlationId, ephemeral: true });
 }
 
 /** Build and publish in one step, for answers that need no retry bookkeeping. */

@@ -4,6 +4,7 @@ import type { Logger } from '../observability/logger.js';
 import { createPinoLogger } from '../observability/pino-logger.js';
 import { PrometheusMetrics } from '../observability/prometheus-metrics.js';
 import { createSecretResolver } from '../secrets/resolver.js';
+import type { TransportPlugin } from '../transport-plugin.js';
 import { startNodeHttpServer, type NodeHttpServer } from '../server/http-server.js';
 import type { ApiRoute } from '../server/api-route.js';
 import type { SessionManager } from '../server/sessions/session-manager.js';
@@ -29,24 +30,25 @@ export interface DaemonOptions {
 }
 
 /**
- * Loads each agent's config directory, starts the agents (agents on the memory transport
- * share one in-process bus; every agent also gets the \`http\` transport) and one HTTP server
+ * Loads each agent's config directory, starts the agents with the transports `transports`
+ * plug-ins create (agents on the memory transport share one in-process bus; every agent
+ * also gets the \`http\` transport) and one HTTP server
  * for the process: /healthz, /readyz, /metrics with every agent's series, and the
  * token-protected session and remote-node API (docs/remote-nodes.md).
  */
-export async function startDaemon(dirs: string | readonly string[], options: DaemonOptions = {}): Promise<RunningDaemon> {
+export async function startDaemon(dirs: string | readonly string[], transports: readonly TransportPlugin[], options: DaemonOptions = {}): Promise<RunningDaemon> {
   const env = options.env ?? process.env;
   const configs: AgentConfig[] = [];
-  for (const dir of typeof dirs === 'string' ? [dirs] : dirs) configs.push(await loadAgentConfig(dir, env));
+  for (const dir of typeof dirs === 'string' ? [dirs] : dirs) configs.push(await loadAgentConfig(dir, transports, env));
   const first = configs[0];
   if (!first) throw new TypeError('startDaemon: at least one config directory is required');
   const logger = options.logger ?? createPinoLogger({ level: first.agent.value.log?.level ?? 'info' });
   const secrets = createSecretResolver({ env });
   const tokens = await loadApiTokens(first, secrets);
   const metrics = new PrometheusMetrics();
-  const { MemoryBus } = await import('../../transports/memory/index.js');
   const { HttpIngress } = await import('../../transports/http/index.js');
-  const memoryBus = new MemoryBus();
+  // What the agents' transports share in this process: the memory plug-in keeps its bus here.
+  const shared = new Map<string, unknown>();
   const ingress = new HttpIngress();
   const approvals = new LateApprovalGate();
   const agents: BuiltAgent[] = [];
@@ -56,7 +58,7 @@ export async function startDaemon(dirs: string | readonly string[], options: Dae
     // The first agent's node store serves the remote-node API of the process.
     remoteRoutes ??= remote.routes;
     const http = { ingress, resolver: remote.resolver };
-    agents.push(await buildAgent(config, { logger, env, memoryBus, metrics: metrics.forAgent(config.agent.value.agent.id), http, approvals }));
+    agents.push(await buildAgent(config, { logger, env, shared, metrics: metrics.forAgent(config.agent.value.agent.id), http, approvals }));
   }
   const sessionAgents = agents.map(({ node, config }) => ({ core: node.core, ...defaultCapabilityOf(config) }));
   const sessions = await startSessions(configs, sessionAgents, ingress, logger);

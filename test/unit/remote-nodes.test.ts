@@ -12,6 +12,7 @@ import { CredentialCipher } from '../../src/server/remote-nodes/credential-ciphe
 import type { RemoteNode } from '../../src/server/remote-nodes/remote-node.js';
 import { mergedResolver } from '../../src/server/remote-nodes/remote-node-resolver.js';
 import { RemoteNodeStore } from '../../src/server/remote-nodes/remote-node-store.js';
+import { builtinTransports } from '../../transports/plugins.js';
 
 const FIXTURE = new URL('../fixtures/config/reviewer', import.meta.url).pathname;
 const env = { REVIEWER_DATA_DIR: '/tmp/reviewer', FARM_TOKEN: 'farm-token-value' };
@@ -35,7 +36,7 @@ const key = (): SecretValue => new SecretValue(randomBytes(32).toString('base64'
 
 describe('remote nodes: config', () => {
   it('remote nodes - config entries load with defaults; the token stays a reference until resolved', async () => {
-    const config = await loadAgentConfig(withRemoteNodes(farm), env);
+    const config = await loadAgentConfig(withRemoteNodes(farm), builtinTransports, env);
     expect(config.agent.value.remote_nodes).toEqual([
       { name: 'build-farm', description: 'CI agents', api_base_url: 'https://farm.example:9464', auth_type: 'token', auth_token: '${env:FARM_TOKEN}', skip_tls_verify: false, timeout: 90_000 },
     ]);
@@ -54,7 +55,7 @@ describe('remote nodes: config', () => {
     ['a duplicate name', `${farm}  - name: build-farm\n    api_base_url: http://b\n    auth_type: none\n`, /agent\.yaml:\d+: remote_nodes\[1\]\.name: build-farm is listed twice/],
   ])('remote nodes - %s is a config error naming file, line and field', async (_case, yaml, expected) => {
     const dir = withRemoteNodes(yaml);
-    const error = await loadAgentConfig(dir, env)
+    const error = await loadAgentConfig(dir, builtinTransports, env)
       .then((config) => remoteNodesFromConfig(config.agent, (ref) => createSecretResolver({ env }).resolve(ref)))
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
