@@ -225,4 +225,29 @@ describe('nats - durable inbox end to end', () => {
       await slow.close();
     }
   }, 30_000);
+
+  it('nats - replies on a custom topics.responses get no JetStream stream: the reply topic is ephemeral by intent, not by name', async () => {
+    const durable = { ackWaitMs: 2_000 };
+    const suffix = randomUUID().slice(0, 8);
+    const [workerId, responses] = [`worker-${suffix}`, `custom.replies.${suffix}`];
+    const peers = new PeerTable([{ id: workerId, routes: [{ kind: 'nats' }] }]);
+    const worker = new AgentNode({ id: workerId, transports: [natsTransport({ servers: server.url, durable })] });
+    const caller = new AgentNode({ id: `caller-${suffix}`, instanceId: 'i1', topics: { responses }, transports: [natsTransport({ servers: server.url, durable })], peers });
+    worker.handle('echo', (input) => input);
+    await worker.start();
+    await caller.start();
+    try {
+      expect(await caller.requestAgent({ to: workerId, capability: 'echo', payload: 'hi' })).toMatchObject({ status: 'ok', response: 'hi' });
+    } finally {
+      await caller.close();
+      await worker.close();
+    }
+    const nc = await connect({ servers: server.url });
+    const jsm = await nc.jetstreamManager();
+    const subjects: string[] = [];
+    for await (const stream of jsm.streams.list()) subjects.push(...stream.config.subjects);
+    await nc.close();
+    expect(subjects).toContain(`agents.${workerId}.requests`);
+    expect(subjects).not.toContain(`${responses}.i1`);
+  }, 30_000);
 });
