@@ -36,6 +36,7 @@ export type {
   TransportTraits,
   UndeliverableMessage,
 } from './transport.js';
+export { checkTransportPlugins, type TransportPlugin, type TransportPluginContext } from './transport-plugin.js';
 
 export {
   ENVELOPE_VERSION,

@@ -14,8 +14,11 @@
  *   declares `traits.remoteSubscribe: false`.
  */
 
-export const TRANSPORT_KINDS = ['memory', 'nats', 'kafka', 'http'] as const;
-// A plugin's kind; which kinds exist is the plugin list's business, not this interface's.
+/**
+ * A transport's name and the scheme of the replyTo addresses it serves: `memory`, `nats`,
+ * `kafka`, `http`, or whatever a plug-in adds (lower-case, `[a-z][a-z0-9+.-]*`). Config
+ * checks it against the loaded plug-ins (src/transport-plugin.ts).
+ */
 export type TransportKind = string;
 
 export interface OutboundMessage {
@@ -25,6 +28,8 @@ export interface OutboundMessage {
   readonly key?: string;
   /** Publisher-side identity for broker dedupe of publish retries (e.g. `Nats-Msg-Id`). */
   readonly messageId?: string;
+  /** The topic is ephemeral (see SubscribeOptions.ephemeral): create no durable storage for it. */
+  readonly ephemeral?: boolean;
 }
 
 /** Where a delivery came from: kept in DLQ records and logs. */
@@ -70,6 +75,12 @@ export interface SubscribeOptions {
    * consuming and resumes when one settles. Default: the transport's own (documented) value.
    */
   readonly maxInflight?: number;
+  /**
+   * The topic lives only as long as this subscriber (a node instance's reply topic):
+   * brokers give it no durable storage (no JetStream stream) and one partition, and no
+   * consumer group outlives the subscriber.
+   */
+  readonly ephemeral?: boolean;
 }
 
 export interface Subscription {
@@ -89,12 +100,6 @@ export interface TransportTraits {
   readonly remoteSubscribe: boolean;
 }
 
-/** Identity the transport itself established (mTLS subject, SASL user, ...). */
-export interface TransportIdentity {
-  readonly subject: string;
-  readonly mechanism: string;
-}
-
 export interface RpcTransport {
   readonly kind: TransportKind;
   readonly traits: TransportTraits;
@@ -112,17 +117,8 @@ export interface RpcTransport {
    * relies on this to never send a request before it can receive the reply.
    */
   subscribe(topic: string, handler: DeliveryHandler, options?: SubscribeOptions): Promise<Subscription>;
-  /**
-   * The topic on which one node instance receives the replies to its own calls. Replicas
-   * of an agent must not receive each other's replies. Default when absent:
-   * `<responsesTopic>.<instanceId>`. A transport for which topics are costly (Kafka) may
-   * answer with an address it interprets itself, e.g. a partition of a shared topic.
-   */
-  replyTopic?(responsesTopic: string, instanceId: string): string;
   /** Stops every subscription, then rejects further publishes. Idempotent. */
   close(): Promise<void>;
-  /** Optional transport-level identity for a delivery, consulted by the inbox's auth step. */
-  validateAuth?(delivery: Delivery): TransportIdentity | undefined;
   /**
    * Request/response adapters only: the node registers here to learn about a message the
    * adapter accepted (`publish` resolved) but could not carry to the end — the remote node
@@ -139,10 +135,6 @@ export interface UndeliverableMessage {
   readonly body: Uint8Array;
   /** An RpcError with a stable code (EAGENTRPC_REMOTE_*). */
   readonly error: Error & { readonly code: string };
-}
-
-export function replyTopicOf(transport: RpcTransport, responsesTopic: string, instanceId: string): string {
-  return transport.replyTopic?.(responsesTopic, instanceId) ?? `${responsesTopic}.${instanceId}`;
 }
 
 /** `memory://agents.a.responses` → `{kind: 'memory', topic: 'agents.a.responses'}`. */

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CallResult } from '../../src/index.js';
 import { serveUntilSignalled, startDaemon } from '../../src/runtime/daemon.js';
+import { builtinTransports } from '../../transports/plugins.js';
 
 /**
  * `npm start`: the quickstart fleet — four agents configured by the YAML files in
@@ -30,6 +31,7 @@ const dataDir = join(process.cwd(), '.agent-rpc', 'quickstart');
 const token = process.env['AGENT_RPC_TOKEN'] ?? 'quickstart-dev-token';
 const daemon = await startDaemon(
   ['frontdesk', 'pr-reviewer', 'linter', 'auditor'].map((id) => join(agentsDir, id)),
+  builtinTransports,
   { env: { ...process.env, QUICKSTART_DATA_DIR: dataDir, AGENT_RPC_TOKEN: token }, http: { port: Number(process.env['PORT'] ?? 9464) } },
 );
 const agent = (id: string) => daemon.agents.find((a) => a.node.id === id)!.node;
@@ -78,7 +80,7 @@ for (const record of await frontdesk.dlq.list()) {
 }
 const url = `http://127.0.0.1:${daemon.http.port}`;
 console.log(`\nserving: ${url} (/metrics, /healthz, /api/v1); Ctrl-C stops the fleet. Call it from another terminal:`);
-console.log(`  AGENT_RPC_TOKEN=${token} node dist/src/cli/main.js call agent://pr-reviewer review-pr --url ${url} --payload '{"prUrl":"pull/8","files":["a.ts"]}'`);
+console.log(`  AGENT_RPC_TOKEN=${token} node dist/bin/agent-rpc.js call agent://pr-reviewer review-pr --url ${url} --payload '{"prUrl":"pull/8","files":["a.ts"]}'`);
 const code = await serveUntilSignalled(daemon);
 console.log(`fleet stopped (exit ${code})`);
 process.exit(code);

@@ -1,10 +1,10 @@
 import type { AuthProvider } from './provider.js';
 
 /**
- * Trusts the bus: whoever can publish on the topic (broker ACLs, network scope) is let in.
- * Nothing is attached on send; the subject is the transport identity when there is one.
+ * Trusts the bus: whoever can publish on the topic (broker ACLs, network scope, mTLS to
+ * the broker) is let in. Nothing is attached on send, and there is no subject.
  */
 export const internalAuth: AuthProvider = {
   name: 'internal',
-  verify: (_envelope, context) => ({ ok: true, subject: context.transportIdentity?.subject }),
+  verify: () => ({ ok: true, subject: undefined }),
 };

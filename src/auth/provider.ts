@@ -1,13 +1,10 @@
 import type { AgentRpcEnvelope } from '../envelope/index.js';
 import type { MaybePromise } from '../maybe-promise.js';
-import type { TransportIdentity } from '../transport.js';
 import type { AuthDenied } from './reasons.js';
 
 export type AuthVerdict = { readonly ok: true; readonly subject: string | undefined } | AuthDenied;
 
 export interface VerifyContext {
-  /** Identity the transport itself established for the delivery, if any (mTLS...). */
-  readonly transportIdentity?: TransportIdentity;
   /**
    * The transport's identity of the broker message (stable across redeliveries): a
    * redelivery of one message is not a replay, the same bytes in a new message are.

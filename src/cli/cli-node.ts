@@ -13,7 +13,7 @@ import { DEFAULT_REMOTE_TIMEOUT_MS, type RemoteNode, type RemoteNodeResolver } f
 import { remoteNodesOf } from '../runtime/remote-nodes-of.js';
 import { transportsFromConfig } from '../runtime/transports-from-config.js';
 import type { RpcTransport } from '../transport.js';
-import { UsageError, type CliIo } from './command.js';
+import { UsageError, type CliIo, type CommandIo } from './command.js';
 
 export function configDir(option: string | undefined, io: CliIo): string {
   return resolve(option ?? io.env['AGENT_RPC_CONFIG'] ?? '.');
@@ -55,10 +55,10 @@ export interface CliNodeOptions {
  * peer table are reached over the first configured transport. With `--url`, the config
  * directory is optional and every target is reached through that daemon's session API.
  */
-export async function withCliNode<T>(dir: string, io: CliIo, targets: readonly string[], use: (node: AgentNode) => Promise<T>, options: CliNodeOptions = {}): Promise<T> {
+export async function withCliNode<T>(dir: string, io: CommandIo, targets: readonly string[], use: (node: AgentNode) => Promise<T>, options: CliNodeOptions = {}): Promise<T> {
   const secrets = createSecretResolver({ env: io.env });
   const hasConfig = options.url === undefined || existsSync(join(dir, CONFIG_FILES.agent));
-  const config = hasConfig ? await loadAgentConfig(dir, io.env) : undefined;
+  const config = hasConfig ? await loadAgentConfig(dir, io.transports, io.env) : undefined;
   const { transports, peers, auth } = config ? await fromConfig(config, dir, secrets, options.url === undefined) : { transports: [], peers: [], auth: undefined };
   if (options.url !== undefined) {
     const node = urlNode(options.url, io);
@@ -90,14 +90,21 @@ export async function withCliNode<T>(dir: string, io: CliIo, targets: readonly s
 }
 
 async function fromConfig(config: AgentConfig, dir: string, secrets: SecretResolver, withTransports: boolean) {
-  const peers: PeerEntry[] = config.peers ? await toPeerEntries(config.peers, { resolveSecret: (ref, baseDir) => secrets.resolve(ref, baseDir) }) : [];
+  const peers: PeerEntry[] = config.peers ? await toPeerEntries(config.peers, { transports: config.transportPlugins, resolveSecret: (ref, baseDir) => secrets.resolve(ref, baseDir) }) : [];
   const rpcAuth = config.agent.value.rpc?.auth;
   const auth = rpcAuth ? await buildReceiverAuth(rpcAuth, { resolveSecret: (ref) => secrets.resolve(ref, dir), file: config.agent.file, field: 'rpc.auth' }) : undefined;
   const transports: RpcTransport[] = [];
   if (withTransports) {
     const remote = await remoteNodesOf(config, secrets);
-    const context = { clientId: 'agent-rpc-cli', logger: silentLogger, http: { resolver: remote.resolver } };
-    transports.push(...(await transportsFromConfig(config.capabilities.value.transports, context)));
+    const context = {
+      agentId: config.agent.value.agent.id,
+      clientId: 'agent-rpc-cli',
+      logger: silentLogger,
+      resolveSecret: (ref: string) => secrets.resolve(ref, dir),
+      shared: new Map<string, unknown>(),
+      http: { resolver: remote.resolver },
+    };
+    transports.push(...(await transportsFromConfig(config.capabilities.value.transports, config.transportPlugins, context)));
   }
   return { transports, peers, auth };
 }

@@ -1,6 +1,8 @@
+import type { TransportPlugin } from '../transport-plugin.js';
+
 /**
  * The `agent-rpc` command's building blocks: each command is one file exporting a
- * `CliCommand`; main.ts routes `argv` to it. Exit codes are the same everywhere.
+ * `CliCommand`; run-cli.ts routes `argv` to it. Exit codes are the same everywhere.
  */
 export const EXIT = {
   ok: 0,
@@ -18,12 +20,17 @@ export interface CliIo {
   readonly env: NodeJS.ProcessEnv;
 }
 
+/** What a command runs with: the process's io and the transport plug-ins this build of agent-rpc knows. */
+export interface CommandIo extends CliIo {
+  readonly transports: readonly TransportPlugin[];
+}
+
 export interface CliCommand {
   /** Words after `agent-rpc`, e.g. `['audit', 'list']`. */
   readonly path: readonly string[];
   readonly summary: string;
   readonly usage: string;
-  run(args: readonly string[], io: CliIo): Promise<number>;
+  run(args: readonly string[], io: CommandIo): Promise<number>;
 }
 
 /** A mistake in the arguments: printed as one line with a pointer to --help, exit 2. */

@@ -5,10 +5,10 @@ import { JsonlDlqSink } from '../dlq/jsonl-file-sink.js';
 import { REQUEUE_CAPABILITY } from '../rpc/builtin-capabilities.js';
 import { parseCommandArgs, parseLimit } from './args.js';
 import { configDir, withCliNode } from './cli-node.js';
-import { EXIT, UsageError, type CliCommand, type CliIo } from './command.js';
+import { EXIT, UsageError, type CliCommand, type CommandIo } from './command.js';
 
-async function dlqSink(dir: string, io: CliIo): Promise<{ sink: JsonlDlqSink; agentUri: string }> {
-  const config = await loadAgentConfig(dir, io.env);
+async function dlqSink(dir: string, io: CommandIo): Promise<{ sink: JsonlDlqSink; agentUri: string }> {
+  const config = await loadAgentConfig(dir, io.transports, io.env);
   const path = join(dataDirOf(config), 'dlq.jsonl');
   return { sink: new JsonlDlqSink({ path }), agentUri: `agent://${config.agent.value.agent.id}` };
 }

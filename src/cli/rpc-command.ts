@@ -1,4 +1,5 @@
 import { loadAgentConfig } from '../config/agent-config.js';
+import { peerRouteKinds, routeRequestsTopic } from '../config/peers-file.js';
 import { PING_CAPABILITY } from '../rpc/builtin-capabilities.js';
 import { parseCommandArgs } from './args.js';
 import { configDir, withCliNode } from './cli-node.js';
@@ -14,11 +15,12 @@ export const rpcPeersCommand: CliCommand = {
   async run(args, io) {
     const { values } = parseCommandArgs(args, { verify: { type: 'boolean' }, timeout: { type: 'string' }, json: { type: 'boolean' }, config: { type: 'string' } });
     const dir = configDir(values.config, io);
-    const config = await loadAgentConfig(dir, io.env);
+    const config = await loadAgentConfig(dir, io.transports, io.env);
+    const kinds = peerRouteKinds(io.transports);
     const peers = config.peers?.value.peers ?? [];
     const rows = peers.map((peer) => ({
       id: peer.id.startsWith('agent://') ? peer.id : `agent://${peer.id}`,
-      transports: peer.transports.map((t) => (t.node ? `http:${t.node}` : t.requestsTopic ? `${t.kind}:${t.requestsTopic}` : t.kind)).join(','),
+      transports: peer.transports.map((route) => [route.kind, routeRequestsTopic(kinds, route)].filter(Boolean).join(':')).join(','),
       auth: peer.auth?.provider ?? 'default',
       verify: undefined as undefined | { ok: boolean; rttMs?: number; reason?: string },
     }));
@@ -47,7 +49,7 @@ export const rpcCapabilitiesCommand: CliCommand = {
   usage: `agent-rpc rpc capabilities [--json] [--config <dir>]`,
   async run(args, io) {
     const { values } = parseCommandArgs(args, { json: { type: 'boolean' }, config: { type: 'string' } });
-    const config = await loadAgentConfig(configDir(values.config, io), io.env);
+    const config = await loadAgentConfig(configDir(values.config, io), io.transports, io.env);
     for (const capability of config.capabilities.value.capabilities) {
       if (values.json) io.out(JSON.stringify(capability));
       else io.out(`${capability.name}  timeout=${capability.timeoutMs ?? 'default'}ms  idempotent=${capability.idempotent}  ${capability.description}`.trimEnd());

@@ -18,7 +18,7 @@ export const serveCommand: CliCommand = {
   async run(args, io) {
     const { values } = parseCommandArgs(args, { config: { type: 'string', multiple: true } });
     const dirs = (values.config ?? [io.env['AGENT_RPC_CONFIG'] ?? '.']).map((dir) => resolve(dir));
-    const daemon = await startDaemon(dirs, { env: io.env });
+    const daemon = await startDaemon(dirs, io.transports, { env: io.env });
     return serveUntilSignalled(daemon);
   },
 };

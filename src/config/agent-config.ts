@@ -8,6 +8,7 @@ import { eventSourcesFileSchema, type EventSourcesFile } from './event-sources-f
 import { inboxSettingsOf, type InboxSettings } from './inbox-settings.js';
 import { loadYamlFile, type LoadedYaml } from './load-yaml.js';
 import { peersFileSchema, type PeersFile } from './peers-file.js';
+import { checkTransportPlugins, type TransportPlugin } from '../transport-plugin.js';
 
 export const CONFIG_FILES = {
   agent: 'agent.yaml',
@@ -25,25 +26,29 @@ export interface AgentConfig {
   readonly eventSources: LoadedYaml<EventSourcesFile> | undefined;
   /** The inbox's topics, limits and dedupe, gathered from every file (and every event source) that sets them. */
   readonly inbox: InboxSettings;
+  /** The transport plug-ins the files were checked against; the agent's transports come from them. */
+  readonly transportPlugins: readonly TransportPlugin[];
 }
 
 /**
  * Reads `agent.yaml` and `capabilities.yaml` (required), `rpc-peers.yaml` and
- * `event-sources.yaml` (optional) from `dir`. Every mistake is a ConfigError naming the
+ * `event-sources.yaml` (optional) from `dir`. Transport sections and peer routes are
+ * checked against the `transports` plug-ins. Every mistake is a ConfigError naming the
  * file, the line and the field.
  */
-export async function loadAgentConfig(dir: string, env: NodeJS.ProcessEnv = process.env): Promise<AgentConfig> {
+export async function loadAgentConfig(dir: string, transports: readonly TransportPlugin[], env: NodeJS.ProcessEnv = process.env): Promise<AgentConfig> {
+  checkTransportPlugins(transports);
   const path = (name: string): string => join(dir, name);
   const optional = <T>(name: string, load: (file: string) => Promise<T>): Promise<T | undefined> =>
     existsSync(path(name)) ? load(path(name)) : Promise.resolve(undefined);
   const agent = await loadYamlFile(path(CONFIG_FILES.agent), agentFileSchema, { env });
-  const capabilities = await loadYamlFile(path(CONFIG_FILES.capabilities), capabilitiesFileSchema, { env });
-  const peers = await optional(CONFIG_FILES.peers, (file) => loadYamlFile(file, peersFileSchema, { env }));
+  const capabilities = await loadYamlFile(path(CONFIG_FILES.capabilities), capabilitiesFileSchema(transports), { env });
+  const peers = await optional(CONFIG_FILES.peers, (file) => loadYamlFile(file, peersFileSchema(transports), { env }));
   const eventSources = await optional(CONFIG_FILES.eventSources, (file) => loadYamlFile(file, eventSourcesFileSchema, { env }));
   checkAcrossFiles(agent, capabilities, eventSources);
   const inbox = inboxSettingsOf(agent, capabilities, eventSources);
-  if (peers) checkPeerRoutes(peers, capabilities.value.transports);
-  return { dir, agent, capabilities, peers, eventSources, inbox };
+  if (peers) checkPeerRoutes(peers, capabilities.value.transports, transports);
+  return { dir, agent, capabilities, peers, eventSources, inbox, transportPlugins: transports };
 }
 
 /** Where the agent keeps its files (DLQ, audit log, dedupe store): agent.yaml's dataDir, relative to the config directory. */

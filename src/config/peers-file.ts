@@ -4,42 +4,76 @@ import { AGENT_URI_RE, isAgentId } from '../envelope/schema.js';
 import type { Clock } from '../clock.js';
 import type { PeerEntry } from '../rpc/peer-table.js';
 import type { SecretValue } from '../secrets/secret-value.js';
-import { TRANSPORT_KINDS } from '../transport.js';
+import type { TransportPlugin } from '../transport-plugin.js';
 import { peerAuthSchema } from './auth-config.js';
 import { buildPeerAuth } from './build-auth.js';
 import { loadYamlFile, parseYaml, type LoadedYaml } from './load-yaml.js';
 
 const peerIdSchema = z.string().refine((id) => AGENT_URI_RE.test(id) || isAgentId(id), 'must be agent://<id> or a bare agent id');
 
-export const peersFileSchema = z.strictObject({
-  version: z.literal(1).describe('The file format version.'),
-  peers: z.array(
-    z.strictObject({
-      id: peerIdSchema.describe('The peer: `agent://<id>` or a bare agent id.'),
-      tenantId: z.string().min(1).optional().describe("The peer's tenant, set on envelopes to it."),
-      transports: z
-        .array(
-          z.strictObject({
-            kind: z.enum(TRANSPORT_KINDS),
-            /** The peer's inbox topic (NATS subject, Kafka topic); default agents.<id>.requests. */
-            requestsTopic: z.string().min(1).optional(),
-            /** Where the peer listens; must be where this agent connects for that kind (checked at start). */
-            servers: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).optional(),
-            brokers: z.array(z.string().min(1)).min(1).optional(),
-            /** `kind: http`: the remote node (agent.yaml `remote_nodes`, or the node store) whose session API serves this peer. */
-            node: z.string().min(1).optional(),
-          })
-          .refine((route) => (route.kind === 'http') === (route.node !== undefined), { message: 'an http route names its remote node (node:), and only http routes do', path: ['node'] }),
-        )
-        .min(1)
-        .describe('Routes to the peer, in order of preference: the first kind this agent has loaded is used.'),
-      auth: peerAuthSchema.optional().describe('How this agent authenticates to the peer, and checks what it sends (docs/auth.md). Default: internal.'),
-    }),
-  ).describe('The agents this agent calls, and how to reach them.'),
-});
-export type PeersFile = z.infer<typeof peersFileSchema>;
+/** What the peer table needs of a transport: its route fields and how they name a topic. */
+export type PeerRouteKind = Pick<TransportPlugin, 'kind' | 'routeSchema' | 'requestsTopic' | 'checkRoute'>;
+
+/**
+ * `kind: http` routes name the remote node whose session API serves the peer. Every
+ * daemon agent gets the http transport without configuring it, so its route is known here
+ * until transports/http ships a plug-in of its own (which then replaces this entry).
+ */
+const HTTP_ROUTE: PeerRouteKind = {
+  kind: 'http',
+  /** `node`: the remote node (agent.yaml `remote_nodes`, or the node store) whose session API serves this peer. */
+  routeSchema: z.strictObject({ node: z.string().min(1) }),
+  requestsTopic: (route: { node: string }) => route.node,
+};
+
+/** The route kinds peers may use: the loaded plug-ins (plus http, see HTTP_ROUTE). */
+export function peerRouteKinds(transports: readonly TransportPlugin[]): readonly PeerRouteKind[] {
+  return transports.some((plugin) => plugin.kind === HTTP_ROUTE.kind) ? transports : [...transports, HTTP_ROUTE];
+}
+
+/** One route of rpc-peers.yaml: `kind` plus the fields that plug-in's routeSchema allows. */
+function routeSchema(kinds: readonly PeerRouteKind[]) {
+  const options = kinds.map((route) => {
+    if (!(route.routeSchema instanceof z.ZodObject)) throw new TypeError(`transport ${route.kind}: routeSchema must be a zod object`);
+    return route.routeSchema.extend({ kind: z.literal(route.kind) });
+  });
+  return z.discriminatedUnion('kind', options as [z.ZodObject<{ kind: z.ZodLiteral<string> }>, ...Array<z.ZodObject<{ kind: z.ZodLiteral<string> }>>]);
+}
+
+/** rpc-peers.yaml (version 1), with route kinds from the loaded transport plug-ins. */
+export function peersFileSchema(transports: readonly TransportPlugin[]) {
+  return z.strictObject({
+    version: z.literal(1).describe('The file format version.'),
+    peers: z
+      .array(
+        z.strictObject({
+          id: peerIdSchema.describe('The peer: `agent://<id>` or a bare agent id.'),
+          tenantId: z.string().min(1).optional().describe("The peer's tenant, set on envelopes to it."),
+          transports: z
+            .array(routeSchema(peerRouteKinds(transports)))
+            .min(1)
+            .describe('Routes to the peer, in order of preference: the first kind this agent has loaded is used. Each kind has its own fields (see the transports section).'),
+          auth: peerAuthSchema.optional().describe('How this agent authenticates to the peer, and checks what it sends (docs/auth.md). Default: internal.'),
+        }),
+      )
+      .describe('The agents this agent calls, and how to reach them.'),
+  });
+}
+/** A route as read: its `kind` and that transport's own fields. */
+export type PeerRouteConfig = { readonly kind: string } & Readonly<Record<string, unknown>>;
+export interface PeersFile {
+  readonly version: 1;
+  readonly peers: ReadonlyArray<{
+    readonly id: string;
+    readonly tenantId?: string | undefined;
+    readonly transports: readonly PeerRouteConfig[];
+    readonly auth?: z.infer<typeof peerAuthSchema> | undefined;
+  }>;
+}
 
 export interface PeersFileOptions {
+  /** The transport plug-ins whose routes peers may use. */
+  readonly transports: readonly TransportPlugin[];
   /** Resolves `...Ref` fields; relative `file:` references resolve against the file's directory. */
   readonly resolveSecret: (ref: string, baseDir: string) => Promise<SecretValue>;
   readonly clock?: Clock;
@@ -47,20 +81,25 @@ export interface PeersFileOptions {
 
 /** Reads `rpc-peers.yaml` (version 1) into peer entries, auth providers built and secrets resolved. */
 export async function loadPeersFile(file: string, options: PeersFileOptions): Promise<PeerEntry[]> {
-  return toPeerEntries(await loadYamlFile(file, peersFileSchema), options);
+  return toPeerEntries(await loadYamlFile(file, peersFileSchema(options.transports)), options);
 }
 
 export async function parsePeersFile(file: string, text: string, options: PeersFileOptions): Promise<PeerEntry[]> {
-  return toPeerEntries(parseYaml(file, text, peersFileSchema), options);
+  return toPeerEntries(parseYaml(file, text, peersFileSchema(options.transports)), options);
+}
+
+/** The topic a route names for its requests, as its plug-in reads it; undefined: the default. */
+export function routeRequestsTopic(kinds: readonly PeerRouteKind[], route: PeerRouteConfig): string | undefined {
+  return kinds.find((kind) => kind.kind === route.kind)?.requestsTopic?.(route);
 }
 
 export async function toPeerEntries(loaded: LoadedYaml<PeersFile>, options: PeersFileOptions): Promise<PeerEntry[]> {
   const baseDir = dirname(loaded.file);
+  const kinds = peerRouteKinds(options.transports);
   return Promise.all(
     loaded.value.peers.map(async (peer, index): Promise<PeerEntry> => {
-      // Over http the "topic" a request is published to is the remote node's name.
       const routes = peer.transports.map((route) => {
-        const topic = route.kind === 'http' ? route.node : route.requestsTopic;
+        const topic = routeRequestsTopic(kinds, route);
         return { kind: route.kind, ...(topic ? { requestsTopic: topic } : {}) };
       });
       const entry: PeerEntry = { id: peer.id, routes, ...(peer.tenantId ? { tenantId: peer.tenantId } : {}) };

@@ -32,6 +32,12 @@ export interface RpcMetrics {
   guardRejected?(rule: string): void;
   /** A delivery was handed back to the transport for redelivery. */
   redeliveryRequested?(capability: string, attempt: number): void;
+  /** A transport dropped a message it received before the inbox saw it (`slow-consumer`, `exhausted-fetch-failed`). */
+  transportDropped?(transport: string, reason: string): void;
+  /** A transport could not commit what was consumed (the messages are delivered again, to this or another member). */
+  transportCommitFailed?(transport: string): void;
+  /** A transport's connection came back after it was lost (or its consumer was restarted after a failure). */
+  transportReconnected?(transport: string): void;
 }
 
 export const noMetrics: RpcMetrics = {};

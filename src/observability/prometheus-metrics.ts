@@ -28,6 +28,9 @@ export class PrometheusMetrics {
   private readonly longestChain: Gauge<'agent'>;
   private readonly guardRejections: Counter<'agent' | 'rule'>;
   private readonly guardWarnings: Counter<'agent' | 'kind'>;
+  private readonly transportDrops: Counter<'agent' | 'transport' | 'reason'>;
+  private readonly transportCommitFailures: Counter<'agent' | 'transport'>;
+  private readonly transportReconnects: Counter<'agent' | 'transport'>;
 
   constructor(options: { registry?: Registry; processMetrics?: boolean } = {}) {
     this.registry = options.registry ?? new Registry();
@@ -46,6 +49,9 @@ export class PrometheusMetrics {
     this.longestChain = new Gauge({ name: 'agent_rpc_longest_chain_depth', help: 'Deepest collapsed chain an agent-to-agent call has passed the guard with.', labelNames: ['agent'], registers });
     this.guardRejections = new Counter({ name: 'agent_rpc_guard_rejections_total', help: 'Calls the runaway guard refused, by rule.', labelNames: ['agent', 'rule'], registers });
     this.guardWarnings = new Counter({ name: 'agent_rpc_guard_warnings_total', help: 'Runaway-guard warnings (idle-hops: agents calling on without doing work).', labelNames: ['agent', 'kind'], registers });
+    this.transportDrops = new Counter({ name: 'agent_rpc_transport_dropped_total', help: 'Messages a transport received and dropped before the inbox saw them, by reason.', labelNames: ['agent', 'transport', 'reason'], registers });
+    this.transportCommitFailures = new Counter({ name: 'agent_rpc_transport_commit_failures_total', help: 'Commits of consumed messages that failed (they are delivered again).', labelNames: ['agent', 'transport'], registers });
+    this.transportReconnects = new Counter({ name: 'agent_rpc_transport_reconnects_total', help: 'Transport connections restored after they were lost.', labelNames: ['agent', 'transport'], registers });
     this.unmatched = new Counter({ name: 'agent_rpc_unmatched_responses_total', help: 'Responses for no waiting call.', labelNames: ['agent', 'capability'], registers });
   }
 
@@ -74,6 +80,9 @@ export class PrometheusMetrics {
       },
       guardRejected: (rule: string) => this.guardRejections.inc({ agent, rule }),
       guardWarning: (kind: string) => this.guardWarnings.inc({ agent, kind }),
+      transportDropped: (transport: string, reason: string) => this.transportDrops.inc({ agent, transport, reason }),
+      transportCommitFailed: (transport: string) => this.transportCommitFailures.inc({ agent, transport }),
+      transportReconnected: (transport: string) => this.transportReconnects.inc({ agent, transport }),
     };
   }
 }

@@ -14,7 +14,7 @@ import { Dedupe, type DedupeOptions } from '../idempotency/dedupe.js';
 import { MemoryIdempotencyStore } from '../idempotency/memory-store.js';
 import { silentLogger, type Logger } from '../observability/logger.js';
 import { noMetrics, type RpcMetrics } from '../observability/metrics.js';
-import { formatReplyTo, replyTopicOf, type RpcTransport, type Subscription, type TransportKind } from '../transport.js';
+import { formatReplyTo, type RpcTransport, type Subscription, type TransportKind } from '../transport.js';
 import type { CallResult } from './call-result.js';
 import type { Handler } from './handler.js';
 import { Inbox } from './inbox.js';
@@ -121,7 +121,8 @@ export class AgentNode {
     const topics = { ...defaultAgentTopics(options.id, options.tenantId), ...options.topics };
     const replyTo = new Map<TransportKind, string>();
     for (const transport of transports.values()) {
-      const topic = replyTopicOf(transport, topics.responses, instanceId);
+      // Per instance: replicas of an agent never receive each other's replies.
+      const topic = `${topics.responses}.${instanceId}`;
       this.replyTopics.set(transport, topic);
       replyTo.set(transport.kind, formatReplyTo(transport.kind, topic));
     }
@@ -255,7 +256,7 @@ export class AgentNode {
       const inflight = { maxInflight: this.maxInflight };
       // Replicas of one agent share its requests; each instance reads the replies to its own calls.
       this.requestSubscriptions.push(await transport.subscribe(topics.requests, receive, { group: this.id, ...inflight }));
-      this.responseSubscriptions.push(await transport.subscribe(this.replyTopics.get(transport)!, receive, inflight));
+      this.responseSubscriptions.push(await transport.subscribe(this.replyTopics.get(transport)!, receive, { ...inflight, ephemeral: true }));
     }
     this.state = 'running';
   }

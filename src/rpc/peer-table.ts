@@ -1,7 +1,7 @@
 import type { AuthProvider } from '../auth/provider.js';
-import { agentIdOf, agentUri } from '../envelope/index.js';
+import { agentIdOf, agentUri, URI_SCHEME_RE } from '../envelope/index.js';
 import { RpcError } from '../errors.js';
-import { TRANSPORT_KINDS, type RpcTransport, type TransportKind } from '../transport.js';
+import type { RpcTransport, TransportKind } from '../transport.js';
 import { defaultAgentTopics } from './topics.js';
 
 /** One way to reach a peer; the first route whose transport is loaded is used. */
@@ -49,8 +49,8 @@ export class PeerTable {
     if (!Array.isArray(entry.routes) || entry.routes.length === 0) throw new TypeError(`${field}.routes must list at least one transport`);
     const topics = new Map<TransportKind, string | undefined>();
     entry.routes.forEach((route, i) => {
-      if (!TRANSPORT_KINDS.includes(route.kind)) {
-        throw new TypeError(`${field}.routes[${i}].kind must be one of ${TRANSPORT_KINDS.join(', ')}`);
+      if (typeof route.kind !== 'string' || !URI_SCHEME_RE.test(route.kind)) {
+        throw new TypeError(`${field}.routes[${i}].kind must be a transport kind ([a-z][a-z0-9+.-]*)`);
       }
       if (!topics.has(route.kind)) {
         topics.set(route.kind, route.requestsTopic);

@@ -34,7 +34,7 @@ export function buildResponse(core: SignerCore, request: AgentRpcEnvelope, paylo
 /** Publishes a reply to its `replyTo`. Throws RpcError when no loaded transport reaches it. */
 export async function publishReply(core: Pick<NodeLinks, 'transports'>, reply: StoredReply, correlationId: string): Promise<void> {
   const { transport, topic } = replyTarget(core, reply.replyTo);
-  await transport.publish(topic, { body: reply.body, key: correlationId });
+  await transport.publish(topic, { body: reply.body, key: correlationId, ephemeral: true });
 }
 
 function replyTarget(core: Pick<NodeLinks, 'transports'>, replyTo: string): { transport: RpcTransport; topic: string } {

@@ -16,11 +16,3 @@ export function defaultAgentTopics(agentId: string, tenantId?: string): AgentTop
   const base = tenantId === undefined ? `agents.${agentId}` : `agents.${agentId}.${tenantId}`;
   return { requests: `${base}.requests`, responses: `${base}.responses`, events: `${base}.events`, dlq: `${base}.dlq` };
 }
-
-/**
- * Per-instance reply topics (`….responses.<instanceId>`, see `replyTopicOf`) live only as
- * long as their instance; transports give them no durable storage and one partition.
- */
-export function isInstanceReplyTopic(topic: string): boolean {
-  return /\.responses\.[^.]+$/.test(topic);
-}

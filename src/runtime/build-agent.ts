@@ -18,8 +18,8 @@ import { transportsFromConfig, type TransportContext } from './transports-from-c
 export interface BuildAgentOptions {
   readonly logger: Logger;
   readonly metrics?: RpcMetrics;
-  /** Shared by agents of one process on the memory transport. */
-  readonly memoryBus?: unknown;
+  /** Per-process state the transports of several agents share, keyed by kind (the memory bus). Default: this agent's own. */
+  readonly shared?: Map<string, unknown>;
   readonly env?: NodeJS.ProcessEnv;
   /** The process's session API ingress and this agent's remote nodes: the agent gets the `http` transport. */
   readonly http?: TransportContext['http'];
@@ -64,12 +64,20 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
     closers.push(() => store.close());
     guardStore = store;
   }
-  const peerEntries = peers ? await toPeerEntries(peers, { resolveSecret: (ref, baseDir) => secrets.resolve(ref, baseDir) }) : [];
+  const peerEntries = peers ? await toPeerEntries(peers, { transports: config.transportPlugins, resolveSecret: (ref, baseDir) => secrets.resolve(ref, baseDir) }) : [];
   // Concurrency and maxInflight come from inbox (agent.yaml limits, or any event source that agrees).
   const { drainTimeoutMs, pendingCapacity, maxInflight: _maxInflight, concurrency: _concurrency, ...limits } = agent.value.limits ?? {};
   const node = new AgentNode({
     id,
-    transports: await transportsFromConfig(capabilities.value.transports, { memoryBus: options.memoryBus, clientId: id, logger, ...(options.http ? { http: options.http } : {}) }),
+    transports: await transportsFromConfig(capabilities.value.transports, config.transportPlugins, {
+      agentId: id,
+      clientId: id,
+      logger,
+      ...(options.metrics ? { metrics: options.metrics } : {}),
+      resolveSecret: (ref) => secrets.resolve(ref, config.dir),
+      shared: options.shared ?? new Map(),
+      ...(options.http ? { http: options.http } : {}),
+    }),
     peers: peerEntries,
     permissions: agent.value.permissions ?? {},
     ...(agent.value.agent.tenantId ? { tenantId: agent.value.agent.tenantId } : {}),

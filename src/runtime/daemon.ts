@@ -4,6 +4,7 @@ import type { Logger } from '../observability/logger.js';
 import { createPinoLogger } from '../observability/pino-logger.js';
 import { PrometheusMetrics } from '../observability/prometheus-metrics.js';
 import { createSecretResolver } from '../secrets/resolver.js';
+import type { TransportPlugin } from '../transport-plugin.js';
 import { startNodeHttpServer, type NodeHttpServer } from '../server/http-server.js';
 import type { ApiRoute } from '../server/api-route.js';
 import type { SessionManager } from '../server/sessions/session-manager.js';
@@ -35,18 +36,18 @@ export interface DaemonOptions {
  * for the process: /healthz, /readyz, /metrics with every agent's series, and the
  * token-protected session and remote-node API (docs/remote-nodes.md).
  */
-export async function startDaemon(dirs: string | readonly string[], options: DaemonOptions = {}): Promise<RunningDaemon> {
+export async function startDaemon(dirs: string | readonly string[], transports: readonly TransportPlugin[], options: DaemonOptions = {}): Promise<RunningDaemon> {
   const env = options.env ?? process.env;
   const configs: AgentConfig[] = [];
-  for (const dir of typeof dirs === 'string' ? [dirs] : dirs) configs.push(await loadAgentConfig(dir, env));
+  for (const dir of typeof dirs === 'string' ? [dirs] : dirs) configs.push(await loadAgentConfig(dir, transports, env));
   const first = configs[0];
   if (!first) throw new TypeError('startDaemon: at least one config directory is required');
   const logger = options.logger ?? createPinoLogger({ level: first.agent.value.log?.level ?? 'info' });
   const secrets = createSecretResolver({ env });
   const tokens = await loadApiTokens(first, secrets);
   const metrics = new PrometheusMetrics();
-  const { MemoryBus } = await import('../../transports/memory/index.js');
-  const memoryBus = new MemoryBus();
+  // What the agents' transports share in this process: the memory plug-in keeps its bus here.
+  const shared = new Map<string, unknown>();
   const sessions = await openSessions(first, logger);
   const agents: BuiltAgent[] = [];
   let remoteRoutes: ApiRoute[] | undefined;
@@ -55,7 +56,7 @@ export async function startDaemon(dirs: string | readonly string[], options: Dae
     // The first agent's node store serves the remote-node API of the process.
     remoteRoutes ??= remote.routes;
     const http = { resolver: remote.resolver };
-    const built = await buildAgent(config, { logger, env, memoryBus, metrics: metrics.forAgent(config.agent.value.agent.id), http, approvals: sessions.manager.prompts });
+    const built = await buildAgent(config, { logger, env, shared, metrics: metrics.forAgent(config.agent.value.agent.id), http, approvals: sessions.manager.prompts });
     sessions.manager.attach({ port: built.node.inbound, ...defaultCapabilityOf(config) });
     agents.push(built);
   }

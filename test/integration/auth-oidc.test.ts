@@ -161,7 +161,7 @@ describe('oidc - attack matrix: each forged or unfit token is refused with its r
   it('oidc - expired within the clock skew is still accepted', async () => {
     const now = Math.floor(Date.now() / 1000);
     const token = await signedToken(issuer.signingKey, claims({ iat: now - 600, exp: now - 30 }));
-    const verdict = await verifier().verify!(foreignRequest({ auth: { kind: 'oidc', token } }), { transportIdentity: undefined, deliveryId: 'd' });
+    const verdict = await verifier().verify!(foreignRequest({ auth: { kind: 'oidc', token } }), { deliveryId: 'd' });
     expect(verdict).toEqual({ ok: true, subject: 'forger' });
   });
 
@@ -201,7 +201,7 @@ describe('oidc - attack matrix: each forged or unfit token is refused with its r
   it('oidc - IdP down with an expired key cache', async () => {
     const shortCache = oidcAuth({ issuer: issuer.issuer, audience: AUDIENCE, scopes: ['rpc:call'], jwksCacheMs: 1 });
     const { access_token } = await issuer.mintToken({ clientId: caller.clientId, clientSecret: caller.clientSecret, scope: ['rpc:call'] });
-    const context = { transportIdentity: undefined, deliveryId: 'd' };
+    const context = { deliveryId: 'd' };
     expect(await shortCache.verify!(foreignRequest({ auth: { kind: 'oidc', token: access_token } }), context)).toMatchObject({ ok: true });
     await issuer.stop();
     await new Promise((resolve) => setTimeout(resolve, 5)); // let the 1 ms cache age out

@@ -11,6 +11,7 @@ import { RunawayGuard } from '../../src/guard/runaway-guard.js';
 import { encodeFlowState, FLOW_HEADER } from '../../src/guard/flow-state.js';
 import type { AgentRpcEnvelope } from '../../src/envelope/index.js';
 import { startRedisServer, type RedisServerHandle } from '../../tools/brokers/redis-server.js';
+import { builtinTransports } from '../../transports/plugins.js';
 
 // The store against a real redis-server started for this file.
 let redis: RedisServerHandle;
@@ -80,9 +81,9 @@ describe('guard - shared flow store (Redis)', () => {
     const original = readFileSync(agentFile, 'utf8');
     const env = { ALICE_TOKEN: 'a', BOB_TOKEN: 'b', CAROL_TOKEN: 'c', VIC_TOKEN: 'v', AGENT_HTTP_PORT: '0', AGENT_DATA_DIR: join(dir, 'data') };
     writeFileSync(agentFile, `${original}guard: { store: { kind: redis, url: "http://${redis.url.slice('redis://'.length)}" } }\n`);
-    await expect(loadAgentConfig(dir, env)).rejects.toThrow(/agent\.yaml:\d+: guard\.store\.url: must be a redis:\/\/ or rediss:\/\/ URL/);
+    await expect(loadAgentConfig(dir, builtinTransports, env)).rejects.toThrow(/agent\.yaml:\d+: guard\.store\.url: must be a redis:\/\/ or rediss:\/\/ URL/);
     writeFileSync(agentFile, `${original}guard: { store: { kind: redis, url: "${redis.url}" } }\n`);
-    const daemon = await startDaemon(dir, { env, logger: silentLogger });
+    const daemon = await startDaemon(dir, builtinTransports, { env, logger: silentLogger });
     expect(daemon.agents[0]!.node.guardStore).toBeInstanceOf(RedisFlowStore);
     await daemon.stop();
   });

@@ -77,13 +77,13 @@ describe('kafka - at-least-once', () => {
 });
 
 describe('kafka - topics and options', () => {
-  it('kafka - topics are created on demand with the configured partitions; reply topics get one', async () => {
+  it('kafka - topics are created on demand with the configured partitions; ephemeral (reply) topics get one', async () => {
     const transport = kafkaTransport({ brokers: server.brokers, partitions: 4 });
     opened.push(transport);
     const requests = `${topic()}.requests`;
     const replies = `${topic()}.responses.instance-1`;
     await transport.subscribe(requests, new Collector({ autoAck: true }).handler, { group: 'g' });
-    await transport.publish(replies, { body: bytes('x') });
+    await transport.publish(replies, { body: bytes('x'), ephemeral: true });
     const admin = new Kafka({ brokers: server.brokers, logLevel: logLevel.NOTHING }).admin();
     await admin.connect();
     const metadata = await admin.fetchTopicMetadata({ topics: [requests, replies] });
@@ -91,6 +91,34 @@ describe('kafka - topics and options', () => {
     const partitions = Object.fromEntries(metadata.topics.map((m) => [m.name, m.partitions.length]));
     expect(partitions).toEqual({ [requests]: 4, [replies]: 1 });
   });
+
+  it('kafka - replies on a custom topics.responses get one partition: the reply topic is ephemeral by intent, not by name', async () => {
+    const suffix = randomUUID().slice(0, 8);
+    const [workerId, responses] = [`worker-${suffix}`, `custom.replies.${suffix}`];
+    const worker = new AgentNode({ id: workerId, transports: [kafkaTransport({ brokers: server.brokers })] });
+    const caller = new AgentNode({
+      id: `caller-${suffix}`,
+      instanceId: 'i1',
+      topics: { responses },
+      transports: [kafkaTransport({ brokers: server.brokers, partitions: 3 })],
+      peers: [{ id: workerId, routes: [{ kind: 'kafka' }] }],
+    });
+    worker.handle('echo', (input) => input);
+    await worker.start();
+    await caller.start();
+    try {
+      expect(await caller.requestAgent({ to: workerId, capability: 'echo', payload: 'hi', timeoutMs: 30_000 })).toMatchObject({ status: 'ok', response: 'hi' });
+    } finally {
+      await caller.close();
+      await worker.close();
+    }
+    const admin = new Kafka({ brokers: server.brokers, logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    const metadata = await admin.fetchTopicMetadata({ topics: [`${responses}.i1`, `agents.${workerId}.requests`] });
+    await admin.disconnect();
+    const partitions = Object.fromEntries(metadata.topics.map((m) => [m.name, m.partitions.length]));
+    expect(partitions).toEqual({ [`${responses}.i1`]: 1, [`agents.${workerId}.requests`]: 3 });
+  }, 60_000);
 
   it('kafka - a missing kafkajs package is a typed EAGENTRPC_MISSING_PACKAGE error', async () => {
     const transport = kafkaTransport({ brokers: server.brokers, loadModule: () => Promise.reject(new Error('Cannot find package')) });

@@ -9,6 +9,7 @@ import { PeerTable } from '../../src/rpc/peer-table.js';
 import { Collector } from '../support/collector.js';
 import { gate, until } from '../support/fleet.js';
 import { NatsTestServer } from '../support/nats-target.js';
+import { PrometheusMetrics } from '../../src/observability/prometheus-metrics.js';
 
 const server = new NatsTestServer();
 const opened: RpcTransport[] = [];
@@ -70,7 +71,24 @@ describe('nats - core', () => {
     expect(() => natsTransport({ servers: 'nats://x:1', maxInflight: 0 })).toThrow(/maxInflight/);
     expect(() => natsTransport({ servers: 'nats://x:1', durable: { maxDeliver: -1 } })).toThrow(/durable\.maxDeliver/);
   });
+
+  it('nats - a slow consumer past maxPending drops, and each drop is counted in agent_rpc_transport_dropped_total', async () => {
+    const metrics = new PrometheusMetrics({ processMetrics: false });
+    const [pub, sub] = [await open(), await open({ maxPending: 1, metrics: metrics.forAgent('slow') })];
+    const t = topic();
+    const held = new Collector();
+    await sub.subscribe(t, held.handler, { maxInflight: 1 });
+    for (let i = 0; i < 5; i++) await pub.publish(t, { body: bytes(`m${i}`) });
+    await until(async () => (await counterValue(metrics, 'agent_rpc_transport_dropped_total', { agent: 'slow', transport: 'nats', reason: 'slow-consumer' })) === 3);
+    expect(held.deliveries.map((d) => text(d.body))).toEqual(['m0']);
+  });
 });
+
+/** The value of one series of a Prometheus counter (0 when it was never incremented). */
+async function counterValue(metrics: PrometheusMetrics, name: string, labels: Record<string, string>): Promise<number> {
+  const metric = await metrics.registry.getSingleMetric(name)?.get();
+  return metric?.values.find((v) => Object.entries(labels).every(([key, value]) => v.labels[key] === value))?.value ?? 0;
+}
 
 describe('nats - outage', () => {
   /** Publishes while the server is down; each publish must settle typed, none may hang. */
@@ -101,6 +119,17 @@ describe('nats - outage', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(got.deliveries.length).toBeGreaterThan(0);
+  }, 60_000);
+
+  it('nats - a restarted server counts as one reconnect in agent_rpc_transport_reconnects_total', async () => {
+    const handle = server.handle;
+    if (!handle) return expect(process.env.NATS_URL, 'outage test needs our own server').toBeUndefined();
+    const metrics = new PrometheusMetrics({ processMetrics: false });
+    await open({ metrics: metrics.forAgent('watcher') });
+    const reconnects = (): Promise<number> => counterValue(metrics, 'agent_rpc_transport_reconnects_total', { agent: 'watcher', transport: 'nats' });
+    expect(await reconnects()).toBe(0);
+    await handle.restart();
+    await until(async () => (await reconnects()) === 1, 20_000);
   }, 60_000);
 
   it('nats - durable: every publish accepted during an outage is delivered after restart', async () => {
@@ -224,5 +253,30 @@ describe('nats - durable inbox end to end', () => {
       await caller.close();
       await slow.close();
     }
+  }, 30_000);
+
+  it('nats - replies on a custom topics.responses get no JetStream stream: the reply topic is ephemeral by intent, not by name', async () => {
+    const durable = { ackWaitMs: 2_000 };
+    const suffix = randomUUID().slice(0, 8);
+    const [workerId, responses] = [`worker-${suffix}`, `custom.replies.${suffix}`];
+    const peers = new PeerTable([{ id: workerId, routes: [{ kind: 'nats' }] }]);
+    const worker = new AgentNode({ id: workerId, transports: [natsTransport({ servers: server.url, durable })] });
+    const caller = new AgentNode({ id: `caller-${suffix}`, instanceId: 'i1', topics: { responses }, transports: [natsTransport({ servers: server.url, durable })], peers });
+    worker.handle('echo', (input) => input);
+    await worker.start();
+    await caller.start();
+    try {
+      expect(await caller.requestAgent({ to: workerId, capability: 'echo', payload: 'hi' })).toMatchObject({ status: 'ok', response: 'hi' });
+    } finally {
+      await caller.close();
+      await worker.close();
+    }
+    const nc = await connect({ servers: server.url });
+    const jsm = await nc.jetstreamManager();
+    const subjects: string[] = [];
+    for await (const stream of jsm.streams.list()) subjects.push(...stream.config.subjects);
+    await nc.close();
+    expect(subjects).toContain(`agents.${workerId}.requests`);
+    expect(subjects).not.toContain(`${responses}.i1`);
   }, 30_000);
 });

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { until } from './fleet.js';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../bin/agent-rpc.ts', import.meta.url));
 
 /** `agent-rpc serve` in its own process, as an operator starts it. */
 export class DaemonProcess {

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+const MAIN = fileURLToPath(new URL('../../bin/agent-rpc.ts', import.meta.url));
 
 export interface CliRun {
   readonly code: number;

@@ -9,6 +9,11 @@ export interface TestCertificates {
   readonly caFile: string;
   readonly serverCertFile: string;
   readonly serverKeyFile: string;
+  /** The client certificate and key as files, for configs that reference them (`file:`). */
+  readonly clientCertFile: string;
+  readonly clientKeyFile: string;
+  readonly strangerCertFile: string;
+  readonly strangerKeyFile: string;
   /** PEM text, as a client passes it to TLS options. */
   readonly ca: string;
   readonly clientCert: string;
@@ -41,6 +46,10 @@ export function createTestCertificates(): TestCertificates {
     caFile: file('test-ca.pem'),
     serverCertFile: file('server.pem'),
     serverKeyFile: file('server.key'),
+    clientCertFile: file('agent-billing.pem'),
+    clientKeyFile: file('agent-billing.key'),
+    strangerCertFile: file('stranger.pem'),
+    strangerKeyFile: file('stranger.key'),
     ca: read('test-ca.pem'),
     clientCert: read('agent-billing.pem'),
     clientKey: read('agent-billing.key'),

@@ -13,12 +13,13 @@ import { AgentNode } from '../../src/rpc/agent-node.js';
 import { PeerTable } from '../../src/rpc/peer-table.js';
 import { createSecretResolver } from '../../src/secrets/index.js';
 import { MemoryBus, memoryTransport } from '../../transports/memory/index.js';
+import { builtinTransports } from '../../transports/plugins.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'config-auth-'));
 const ring = JSON.stringify({ keys: { 'fleet-1': `base64:${randomBytes(32).toString('base64')}` } });
 writeFileSync(join(dir, 'keys.json'), ring);
 const secrets = createSecretResolver({ env: { ORCH_SECRET: 'client-secret-value' } });
-const options = { resolveSecret: (ref: string, baseDir: string) => secrets.resolve(ref, baseDir) };
+const options = { transports: builtinTransports, resolveSecret: (ref: string, baseDir: string) => secrets.resolve(ref, baseDir) };
 
 const PEERS = `version: 1
 peers:

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadAgentConfig } from '../../src/config/agent-config.js';
 import { ConfigError } from '../../src/config/config-error.js';
+import { builtinTransports } from '../../transports/plugins.js';
 
 const FIXTURE = new URL('../fixtures/config/reviewer', import.meta.url).pathname;
 const env = { REVIEWER_DATA_DIR: '/var/lib/reviewer' };
@@ -17,14 +18,14 @@ function variant(file: string, edit: (text: string) => string): string {
 }
 
 async function configError(dir: string): Promise<string> {
-  const error = await loadAgentConfig(dir, env).catch((e: unknown) => e);
+  const error = await loadAgentConfig(dir, builtinTransports, env).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(ConfigError);
   return (error as Error).message;
 }
 
 describe('config files', () => {
   it('config - a complete directory loads, with ${env:..} expanded', async () => {
-    const config = await loadAgentConfig(FIXTURE, env);
+    const config = await loadAgentConfig(FIXTURE, builtinTransports, env);
     expect(config.agent.value).toMatchObject({ agent: { id: 'pr-reviewer' }, dataDir: '/var/lib/reviewer', limits: { concurrency: 16 } });
     expect(config.capabilities.value.capabilities[0]).toMatchObject({ name: 'review-pr', idempotent: true, timeoutMs: 30000 });
     expect(config.peers?.value.peers[0]?.id).toBe('agent://linter');
@@ -47,7 +48,7 @@ describe('config files', () => {
   });
 
   it('config - an unset environment variable names file, line and field', async () => {
-    const error = await loadAgentConfig(FIXTURE, {}).catch((e: Error) => e.message);
+    const error = await loadAgentConfig(FIXTURE, builtinTransports, {}).catch((e: Error) => e.message);
     expect(error).toMatch(/agent\.yaml:13: dataDir: environment variable REVIEWER_DATA_DIR is not set/);
   });
 
@@ -66,7 +67,7 @@ describe('config files', () => {
     const root = new URL(`../../examples/${fleet}/`, import.meta.url).pathname;
     const exampleEnv = { QUICKSTART_DATA_DIR: '/tmp/q', NATS_URL: 'nats://127.0.0.1:4222', KAFKA_BROKERS: '127.0.0.1:9092', HOSTNAME: 'h-1', HTTP_PORT: '9464', AGENT_DATA_DIR: '/tmp/a' };
     for (const agent of ['frontdesk', 'pr-reviewer', 'linter', 'auditor']) {
-      const config = await loadAgentConfig(join(root, agent), exampleEnv);
+      const config = await loadAgentConfig(join(root, agent), builtinTransports, exampleEnv);
       for (const path of Object.values(config.agent.value.handlers)) expect(existsSync(join(root, agent, path)), path).toBe(true);
     }
   });

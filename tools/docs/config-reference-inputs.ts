@@ -1,15 +1,18 @@
-import type { z } from 'zod';
 import { agentFileSchema } from '../../src/config/agent-file.js';
 import { capabilitiesFileSchema } from '../../src/config/capabilities-file.js';
 import { eventSourcesFileSchema } from '../../src/config/event-sources-file.js';
-import { peersFileSchema } from '../../src/config/peers-file.js';
-import { transportsConfigSchema } from '../../src/config/transports-config.js';
+import { peerRouteKinds, peersFileSchema } from '../../src/config/peers-file.js';
+import { builtinTransports } from '../../transports/plugins.js';
 import type { ConfigReferenceInputs, TransportDoc } from './render-config-reference.js';
 
-/** The transports' config blocks; when transports are plugins, each plugin's `{kind, configSchema, routeSchema}`. */
+/** Each transport plug-in's capabilities.yaml block and rpc-peers.yaml route fields. */
 function transportDocs(): TransportDoc[] {
-  const shape = transportsConfigSchema.shape as Record<string, z.ZodType>;
-  return [...Object.entries(shape).map(([kind, configSchema]) => ({ kind, configSchema })), { kind: 'http' }];
+  const configured = new Map(builtinTransports.map((plugin) => [plugin.kind, plugin.configSchema]));
+  return peerRouteKinds(builtinTransports).map((route) => ({
+    kind: route.kind,
+    ...(configured.has(route.kind) ? { configSchema: configured.get(route.kind)! } : {}),
+    routeSchema: route.routeSchema,
+  }));
 }
 
 /** What docs/config-reference.md is generated from. */
@@ -21,10 +24,16 @@ export function configReferenceInputs(): ConfigReferenceInputs {
         file: 'capabilities.yaml',
         required: true,
         summary: "The agent's RPC surface: where it connects, its topics and the capabilities it serves.",
-        schema: capabilitiesFileSchema,
+        schema: capabilitiesFileSchema(builtinTransports),
         external: { transports: '(See [Transports](#transports).)' },
       },
-      { file: 'rpc-peers.yaml', required: false, summary: 'Producer-side routing: how this agent reaches each peer, and how it authenticates to it.', schema: peersFileSchema },
+      {
+        file: 'rpc-peers.yaml',
+        required: false,
+        summary: 'Producer-side routing: how this agent reaches each peer, and how it authenticates to it.',
+        schema: peersFileSchema(builtinTransports),
+        external: { 'peers[].transports[]': '(See [Transports](#transports): `kind` and that transport\'s route fields.)' },
+      },
       { file: 'event-sources.yaml', required: false, summary: "How the agent's inbox consumes. The agent has one inbox: sources that set the same thing must agree.", schema: eventSourcesFileSchema },
     ],
     transports: transportDocs(),

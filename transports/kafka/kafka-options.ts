@@ -1,24 +1,32 @@
 import type { KafkaConfig } from 'kafkajs';
+import { nonNegativeInteger, positiveInteger } from '../../src/check-integer.js';
 import { RpcError } from '../../src/errors.js';
 import type { Logger } from '../../src/observability/logger.js';
+import { noMetrics, type RpcMetrics } from '../../src/observability/metrics.js';
+import type { KafkaTransportConfig } from './kafka-config.js';
 
 export type KafkaModule = typeof import('kafkajs');
 
-export interface KafkaTransportOptions {
+/** Passed to kafkajs (ssl, sasl, connectionTimeout...). */
+export type KafkaClientOptions = Omit<KafkaConfig, 'brokers' | 'clientId' | 'logLevel' | 'logCreator'>;
+
+/**
+ * The options of kafkaConfigSchema (capabilities.yaml `transports.kafka`), with what only
+ * code can pass: kafkajs client settings as objects, a logger, metrics.
+ * - `brokers`: `host:port` list.
+ * - `clientId`: kafkajs client id. Default `agent-rpc` (from config: the agent id).
+ * - `partitions`: partitions of the topics this transport creates (ephemeral ones get 1). Default 3.
+ * - `replicationFactor`: of created topics. Default 1.
+ * - `maxInflight`: deliveries handed out and not yet settled, per subscription. Default 256.
+ * - `maxWaitTimeInMs`: how long a fetch waits for data; small values cut reply latency. Default 10 ms.
+ * - `lingerMs`: how long publishes wait to be sent together in one request. Default 0 (same tick).
+ */
+export interface KafkaTransportOptions extends Omit<KafkaTransportConfig, 'brokers' | 'client'> {
   readonly brokers: readonly string[];
-  readonly clientId?: string;
-  /** Partitions of the topics this transport creates (reply topics get 1). Default 3. */
-  readonly partitions?: number;
-  readonly replicationFactor?: number;
-  /** Deliveries handed out and not yet settled, per subscription. Default 256. */
-  readonly maxInflight?: number;
-  /** How long a fetch waits for data; small values cut reply latency. Default 10 ms. */
-  readonly maxWaitTimeInMs?: number;
-  /** How long publishes wait to be sent together in one request. Default 0 (same tick). */
-  readonly lingerMs?: number;
-  /** Passed to kafkajs (ssl, sasl, connectionTimeout...). */
-  readonly client?: Omit<KafkaConfig, 'brokers' | 'clientId' | 'logLevel' | 'logCreator'>;
+  readonly client?: KafkaClientOptions;
   readonly logger?: Logger;
+  /** Offset commit failures and consumer restarts. Default: none. */
+  readonly metrics?: RpcMetrics;
   /** Loads the `kafkajs` package; replaceable so the missing-package path can be tested. */
   readonly loadModule?: () => Promise<unknown>;
 }
@@ -31,15 +39,11 @@ export interface ResolvedKafkaOptions {
   readonly maxInflight: number;
   readonly maxWaitTimeInMs: number;
   readonly lingerMs: number;
-  readonly client: Omit<KafkaConfig, 'brokers' | 'clientId' | 'logLevel' | 'logCreator'>;
+  readonly client: KafkaClientOptions;
+  readonly metrics: RpcMetrics;
 }
 
-function nonNegativeInt(value: unknown, field: string, min = 0): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
-    throw new RangeError(`kafkaTransport: ${field} must be an integer >= ${min}, got ${String(value)}`);
-  }
-  return value;
-}
+const field = (name: string): string => `kafkaTransport: ${name}`;
 
 export function resolveKafkaOptions(options: KafkaTransportOptions): ResolvedKafkaOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('kafkaTransport: options must be an object');
@@ -51,12 +55,13 @@ export function resolveKafkaOptions(options: KafkaTransportOptions): ResolvedKaf
   return {
     brokers: [...options.brokers],
     clientId,
-    partitions: nonNegativeInt(options.partitions ?? 3, 'partitions', 1),
-    replicationFactor: nonNegativeInt(options.replicationFactor ?? 1, 'replicationFactor', 1),
-    maxInflight: nonNegativeInt(options.maxInflight ?? 256, 'maxInflight', 1),
-    maxWaitTimeInMs: nonNegativeInt(options.maxWaitTimeInMs ?? 10, 'maxWaitTimeInMs', 1),
-    lingerMs: nonNegativeInt(options.lingerMs ?? 0, 'lingerMs'),
+    partitions: positiveInteger(options.partitions ?? 3, field('partitions')),
+    replicationFactor: positiveInteger(options.replicationFactor ?? 1, field('replicationFactor')),
+    maxInflight: positiveInteger(options.maxInflight ?? 256, field('maxInflight')),
+    maxWaitTimeInMs: positiveInteger(options.maxWaitTimeInMs ?? 10, field('maxWaitTimeInMs')),
+    lingerMs: nonNegativeInteger(options.lingerMs ?? 0, field('lingerMs')),
     client: options.client ?? {},
+    metrics: options.metrics ?? noMetrics,
   };
 }
 

@@ -1,6 +1,5 @@
 import type { Admin, Producer, TopicMessages } from 'kafkajs';
 import { RpcError } from '../../src/errors.js';
-import { isInstanceReplyTopic } from '../../src/rpc/topics.js';
 import type { OutboundMessage } from '../../src/transport.js';
 
 interface Pending {
@@ -27,14 +26,20 @@ export class KafkaPublisher {
     private readonly settings: { partitions: number; replicationFactor: number; lingerMs: number },
   ) {}
 
-  /** Creates the topic if missing and waits for its leaders. Cached per topic. */
-  ensureTopic(topic: string): Promise<void> {
+  /**
+   * Creates the topic if missing and waits for its leaders. Cached per topic. An ephemeral
+   * topic (one instance's replies) gets one partition: nothing is spread over consumers.
+   */
+  ensureTopic(topic: string, ephemeral = false): Promise<void> {
     let ready = this.topics.get(topic);
     if (!ready) {
-      const numPartitions = isInstanceReplyTopic(topic) ? 1 : this.settings.partitions;
-      ready = this.admin
-        .createTopics({ topics: [{ topic, numPartitions, replicationFactor: this.settings.replicationFactor }], waitForLeaders: true })
-        .then(() => undefined);
+      const numPartitions = ephemeral ? 1 : this.settings.partitions;
+      ready = this.admin.createTopics({ topics: [{ topic, numPartitions, replicationFactor: this.settings.replicationFactor }], waitForLeaders: true }).then(
+        () => undefined,
+        (cause: unknown) => {
+          throw new RpcError('EAGENTRPC_BROKER_SETUP_FAILED', `kafka: creating topic ${topic} failed: ${(cause as Error)?.message ?? String(cause)}`, { cause, details: { topic } });
+        },
+      );
       ready.catch(() => this.topics.delete(topic));
       this.topics.set(topic, ready);
     }
@@ -57,7 +62,7 @@ export class KafkaPublisher {
     this.batch = [];
     const byTopic = new Map<string, TopicMessages>();
     try {
-      await Promise.all([...new Set(batch.map((p) => p.topic))].map((t) => this.ensureTopic(t)));
+      await Promise.all([...new Map(batch.map((p) => [p.topic, p.message.ephemeral === true])).entries()].map(([topic, ephemeral]) => this.ensureTopic(topic, ephemeral)));
       for (const { topic, message } of batch) {
         let entry = byTopic.get(topic);
         if (!entry) byTopic.set(topic, (entry = { topic, messages: [] }));

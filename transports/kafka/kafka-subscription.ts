@@ -1,6 +1,8 @@
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { Logger } from '../../src/observability/logger.js';
-import type { Delivery, DeliveryHandler } from '../../src/transport.js';
+import type { RpcMetrics } from '../../src/observability/metrics.js';
+import type { DeliveryHandler } from '../../src/transport.js';
+import { createDelivery, handOver } from '../shared/delivery.js';
 import { CommitWatermark } from './commit-watermark.js';
 
 export interface KafkaSubscriptionSettings {
@@ -11,6 +13,7 @@ export interface KafkaSubscriptionSettings {
   readonly maxInflight: number;
   readonly maxWaitTimeInMs: number;
   readonly logger: Logger;
+  readonly metrics: RpcMetrics;
 }
 
 /**
@@ -54,7 +57,20 @@ export class KafkaSubscription {
       });
     });
     // A new generation re-reads from the committed offsets: start the watermarks afresh.
-    this.consumer.on(this.consumer.events.GROUP_JOIN, () => this.marks.clear());
+    let restarting = false;
+    this.consumer.on(this.consumer.events.GROUP_JOIN, () => {
+      this.marks.clear();
+      if (restarting) this.settings.metrics.transportReconnected?.('kafka');
+      restarting = false;
+    });
+    // kafkajs restarts a consumer after a retriable failure (a broker gone, a lost
+    // connection) by itself; one it does not restart stops consuming, which must be seen.
+    this.consumer.on(this.consumer.events.CRASH, ({ payload }) => {
+      if (this.closed) return;
+      restarting = payload.restart;
+      const level = payload.restart ? 'warn' : 'error';
+      this.settings.logger[level]({ err: payload.error, topic: this.settings.topic, groupId: this.settings.groupId, restart: payload.restart }, payload.restart ? 'kafka consumer failed; kafkajs restarts it' : 'kafka consumer stopped for good');
+    });
     await this.consumer.connect();
     await this.consumer.subscribe({ topics: [this.settings.topic], fromBeginning: this.settings.fromBeginning });
     await this.consumer.run({
@@ -84,36 +100,25 @@ export class KafkaSubscription {
 
   private deliver(partition: number, message: KafkaMessage, attempt: number): void {
     this.inflight++;
-    let settled = false;
-    const settle = (): boolean => {
-      if (settled) return false;
-      settled = true;
-      this.inflight--;
-      this.waitingForSlot.shift()?.();
-      return true;
-    };
     const { topic } = this.settings;
-    const delivery: Delivery = {
+    const delivery = createDelivery({
       body: message.value ?? new Uint8Array(0),
       key: message.key?.toString('utf8'),
       coordinates: { topic, partition, offset: message.offset, deliveryId: `${topic}:${partition}:${message.offset}` },
       attempt,
-      ack: () => {
-        if (settle()) this.advance(partition, BigInt(message.offset));
+      onSettle: () => {
+        this.inflight--;
+        this.waitingForSlot.shift()?.();
       },
-      nack: (options) => {
-        if (!settle() || this.closed) return;
+      onAck: () => this.advance(partition, BigInt(message.offset)),
+      onNack: (delayMs) => {
+        if (this.closed) return;
         const again = (): void => this.deliver(partition, message, attempt + 1);
-        const delayMs = options?.delayMs ?? 0;
         if (delayMs > 0) setTimeout(again, delayMs).unref();
         else setImmediate(again);
       },
-    };
-    try {
-      this.handler(delivery);
-    } catch {
-      delivery.nack();
-    }
+    });
+    handOver(this.handler, delivery);
   }
 
   private advance(partition: number, offset: bigint): void {
@@ -126,6 +131,7 @@ export class KafkaSubscription {
       .catch((error: unknown) => {
         // After a rebalance the partition may belong to another member, which reads from
         // the last committed offset: the message is redelivered there, not lost.
+        this.settings.metrics.transportCommitFailed?.('kafka');
         this.settings.logger.warn({ err: error, topic: this.settings.topic, partition }, 'kafka offset commit failed');
       });
   }

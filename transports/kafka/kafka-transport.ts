@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { Admin, Kafka, Producer } from 'kafkajs';
+import type { Admin, Kafka, Producer, RetryOptions } from 'kafkajs';
+import type { BackoffPolicy } from '../../src/backoff.js';
+import { positiveInteger } from '../../src/check-integer.js';
 import { RpcError } from '../../src/errors.js';
-import { connectOnce } from '../shared/connect-once.js';
-import { silentLogger, type Logger } from '../../src/observability/logger.js';
 import type { DeliveryHandler, OutboundMessage, RpcTransport, SubscribeOptions, Subscription, TransportTraits } from '../../src/transport.js';
+import { TransportBase } from '../shared/transport-base.js';
 import { KafkaPublisher } from './kafka-publisher.js';
 import { KafkaSubscription } from './kafka-subscription.js';
 import { loadKafka, resolveKafkaOptions, type KafkaTransportOptions, type ResolvedKafkaOptions } from './kafka-options.js';
@@ -11,41 +12,45 @@ import { loadKafka, resolveKafkaOptions, type KafkaTransportOptions, type Resolv
 const KAFKA_TRAITS: TransportTraits = { redelivery: true, orderedByKey: true, retainsUnconsumed: true, remoteSubscribe: true };
 
 /**
+ * kafkajs retries connections and requests and restarts crashed consumers itself; its
+ * schedule is set from the same kind of policy as every other retry here. kafkajs spreads
+ * each delay by ±`factor` (its name for jitter) around the exponential value.
+ */
+const KAFKA_RETRY: BackoffPolicy = { initialMs: 100, maxMs: 5_000, factor: 2, jitter: 0.2 };
+const KAFKA_RETRIES = 10;
+
+function kafkajsRetry(policy: BackoffPolicy, retries: number): RetryOptions {
+  return { initialRetryTime: policy.initialMs, maxRetryTime: policy.maxMs, multiplier: policy.factor ?? 2, factor: policy.jitter ?? 0.2, retries };
+}
+
+/**
  * Kafka transport (kafkajs): at-least-once. Offsets are committed only after a delivery is
  * acked; an idempotent producer with acks=all; the message key (the flow's correlationId)
  * picks the partition, so a flow stays in order. Topics are created on demand.
  */
-class KafkaTransport implements RpcTransport {
-  readonly kind = 'kafka' as const;
+class KafkaTransport extends TransportBase {
+  readonly kind = 'kafka';
   readonly traits = KAFKA_TRAITS;
   private readonly options: ResolvedKafkaOptions;
-  private readonly logger: Logger;
   private kafka: Kafka | undefined;
   private producer: Producer | undefined;
   private admin: Admin | undefined;
   private publisher: KafkaPublisher | undefined;
-  private closed = false;
-  private readonly subscriptions = new Set<KafkaSubscription>();
 
   constructor(private readonly input: KafkaTransportOptions) {
-    this.options = resolveKafkaOptions(input);
-    this.logger = input.logger ?? silentLogger;
+    const options = resolveKafkaOptions(input);
+    super(input.logger);
+    this.options = options;
   }
 
-  private readonly connectOnce = connectOnce(() => this.open());
-
-  connect(): Promise<void> {
-    return this.closed ? Promise.reject(closedError()) : this.connectOnce();
-  }
-
-  private async open(): Promise<void> {
+  protected async open(): Promise<void> {
     const module = await loadKafka(this.input.loadModule);
     const { brokers, clientId, client } = this.options;
     this.kafka = new module.Kafka({
       // kafkajs gives a new connection 1 s and 5 quick retries; a busy host or a broker
       // restarting needs more before a publish is reported as failed.
       connectionTimeout: 10_000,
-      retry: { initialRetryTime: 100, maxRetryTime: 5_000, retries: 10 },
+      retry: kafkajsRetry(KAFKA_RETRY, KAFKA_RETRIES),
       ...client,
       brokers,
       clientId,
@@ -58,15 +63,17 @@ class KafkaTransport implements RpcTransport {
   }
 
   async publish(topic: string, message: OutboundMessage): Promise<void> {
-    if (this.closed) throw closedError();
+    this.assertOpen();
     if (!this.publisher) await this.connect();
     return (this.publisher as KafkaPublisher).publish(topic, message);
   }
 
   async subscribe(topic: string, handler: DeliveryHandler, options: SubscribeOptions = {}): Promise<Subscription> {
     await this.connect();
-    await (this.publisher as KafkaPublisher).ensureTopic(topic);
-    const shared = options.group !== undefined;
+    const maxInflight = positiveInteger(options.maxInflight ?? this.options.maxInflight, 'subscribe: maxInflight');
+    await (this.publisher as KafkaPublisher).ensureTopic(topic, options.ephemeral);
+    // An ephemeral topic lives with this subscriber: no group of its own outlives it.
+    const shared = options.group !== undefined && !options.ephemeral;
     const subscription = new KafkaSubscription(
       this.kafka as Kafka,
       {
@@ -75,40 +82,28 @@ class KafkaTransport implements RpcTransport {
         // subscribers each get a group of their own.
         groupId: shared ? `${options.group}.${topic}` : `fanout.${topic}.${randomBytes(6).toString('hex')}`,
         fromBeginning: shared,
-        maxInflight: options.maxInflight ?? this.options.maxInflight,
+        maxInflight,
         maxWaitTimeInMs: this.options.maxWaitTimeInMs,
         logger: this.logger,
+        metrics: this.options.metrics,
       },
       handler,
     );
-    this.subscriptions.add(subscription);
+    // Tracked before it starts, so close() of the transport also stops one still joining.
+    const tracked = this.track(topic, () => subscription.close());
     try {
       await subscription.start();
     } catch (cause) {
-      this.subscriptions.delete(subscription);
-      await subscription.close().catch(() => undefined);
+      await tracked.close().catch(() => undefined);
       throw new RpcError('EAGENTRPC_TRANSPORT_CLOSED', `kafka subscribe to ${topic} failed: ${(cause as Error).message}`, { cause });
     }
-    return {
-      topic,
-      close: async () => {
-        if (this.subscriptions.delete(subscription)) await subscription.close();
-      },
-    };
+    return tracked;
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    for (const subscription of [...this.subscriptions]) await subscription.close().catch(() => undefined);
-    this.subscriptions.clear();
-    await this.producer?.disconnect().catch(() => undefined);
-    await this.admin?.disconnect().catch(() => undefined);
+  protected async shutdown(): Promise<void> {
+    await this.producer?.disconnect().catch((error: unknown) => this.logger.debug({ err: error }, 'kafka producer disconnect failed'));
+    await this.admin?.disconnect().catch((error: unknown) => this.logger.debug({ err: error }, 'kafka admin disconnect failed'));
   }
-}
-
-function closedError(): RpcError {
-  return new RpcError('EAGENTRPC_TRANSPORT_CLOSED', 'kafka transport is closed');
 }
 
 export function kafkaTransport(options: KafkaTransportOptions): RpcTransport {

@@ -1,3 +1,4 @@
+import { nonNegativeInteger } from '../../src/check-integer.js';
 import { RpcError } from '../../src/errors.js';
 import type { DeliveryHandler, OutboundMessage } from '../../src/transport.js';
 import { DeliveryQueue, type QueuedMessage } from '../shared/delivery-queue.js';
@@ -101,9 +102,7 @@ export class MemoryBus {
   readonly retainLimit: number;
 
   constructor(options: MemoryBusOptions = {}) {
-    const limit = options.retainLimit ?? 10_000;
-    if (!Number.isInteger(limit) || limit < 0) throw new RangeError('MemoryBus: retainLimit must be a non-negative integer');
-    this.retainLimit = limit;
+    this.retainLimit = nonNegativeInteger(options.retainLimit ?? 10_000, 'MemoryBus: retainLimit');
   }
 
   topic(name: string): TopicState {

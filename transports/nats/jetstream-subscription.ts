@@ -1,16 +1,33 @@
-import type { JetStreamClient, JetStreamManager, JsMsg, NatsConnection } from 'nats';
+import type { JetStreamClient, JetStreamManager, JsMsg, NatsConnection, NatsError } from 'nats';
+import { RpcError } from '../../src/errors.js';
+import type { Logger } from '../../src/observability/logger.js';
+import type { RpcMetrics } from '../../src/observability/metrics.js';
 import type { DurableOptions } from './nats-options.js';
 import type { NatsModule } from './nats-options.js';
 import type { DeliveryQueue } from '../shared/delivery-queue.js';
+
+/** JetStream's own error codes (err_code) this transport acts on. */
+const STREAM_NOT_FOUND = 10059;
+const STREAM_NAME_IN_USE = 10058;
+
+const jetStreamCode = (error: unknown): number | undefined => (error as Partial<NatsError> | undefined)?.api_error?.err_code;
 
 /** JetStream names allow neither dots nor wildcards. */
 export function jetStreamName(subject: string): string {
   return `AGENTRPC_${subject.replace(/[^A-Za-z0-9_-]/g, '_')}`;
 }
 
+function setupFailed(subject: string, stream: string, step: string, cause: unknown): RpcError {
+  return new RpcError('EAGENTRPC_BROKER_SETUP_FAILED', `nats: ${step} of stream ${stream} for ${subject} failed: ${(cause as Error)?.message ?? String(cause)}`, {
+    cause,
+    details: { subject, stream },
+  });
+}
+
 /**
  * Creates (or updates) the stream capturing `subject`. Every publish on the subject —
- * core or JetStream — is stored from then on.
+ * core or JetStream — is stored from then on. Only "it exists already" (another agent
+ * created it first) is expected; every other failure is EAGENTRPC_BROKER_SETUP_FAILED.
  */
 export async function ensureStream(jsm: JetStreamManager, nats: NatsModule, subject: string, durable: Required<DurableOptions>): Promise<string> {
   const name = jetStreamName(subject);
@@ -21,13 +38,34 @@ export async function ensureStream(jsm: JetStreamManager, nats: NatsModule, subj
     max_age: nats.nanos(durable.maxAgeMs),
     duplicate_window: nats.nanos(Math.min(durable.maxAgeMs, 2 * 60 * 1000)),
   };
-  try {
-    await jsm.streams.info(name);
-    await jsm.streams.update(name, config);
-  } catch {
-    await jsm.streams.add(config);
+  let exists = true;
+  await jsm.streams.info(name).catch((error: unknown) => {
+    if (jetStreamCode(error) !== STREAM_NOT_FOUND) throw setupFailed(subject, name, 'lookup', error);
+    exists = false;
+  });
+  if (!exists) {
+    try {
+      await jsm.streams.add(config);
+      return name;
+    } catch (error) {
+      // Created by another agent between our lookup and add: bring its settings up to ours.
+      if (jetStreamCode(error) !== STREAM_NAME_IN_USE) throw setupFailed(subject, name, 'creation', error);
+    }
   }
+  await jsm.streams.update(name, config).catch((error: unknown) => {
+    throw setupFailed(subject, name, 'update', error);
+  });
   return name;
+}
+
+/** What the durable path needs of the connection. */
+export interface JetStreamContext {
+  readonly nc: NatsConnection;
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  readonly nats: NatsModule;
+  readonly logger: Logger;
+  readonly metrics: RpcMetrics;
 }
 
 /**
@@ -35,16 +73,8 @@ export async function ensureStream(jsm: JetStreamManager, nats: NatsModule, subj
  * dispatch, redelivered after `ackWaitMs` or a nak, at most `maxDeliver` times. The server
  * keeps at most `maxInflight` messages unacked (max_ack_pending), which is the back-pressure.
  */
-/** What the durable path needs of the connection. */
-export interface JetStreamContext {
-  readonly nc: NatsConnection;
-  readonly js: JetStreamClient;
-  readonly jsm: JetStreamManager;
-  readonly nats: NatsModule;
-}
-
 export async function consumeDurably(
-  { nc, js, jsm, nats }: JetStreamContext,
+  context: JetStreamContext,
   stream: string,
   group: string,
   durable: Required<DurableOptions>,
@@ -52,6 +82,7 @@ export async function consumeDurably(
   topic: string,
   queue: DeliveryQueue,
 ): Promise<{ close(): Promise<void> }> {
+  const { js, jsm, nats } = context;
   const name = jetStreamName(group);
   await jsm.consumers.add(stream, {
     durable_name: name,
@@ -62,7 +93,7 @@ export async function consumeDurably(
     deliver_policy: nats.DeliverPolicy.All,
   });
   const consumer = await js.consumers.get(stream, name);
-  const advisories = handOverExhausted(nc, jsm, stream, name, topic, queue);
+  const advisories = handOverExhausted(context, stream, name, topic, queue);
   const messages = await consumer.consume({
     max_messages: Math.min(maxInflight, 256),
     callback: (msg: JsMsg) =>
@@ -87,14 +118,15 @@ export async function consumeDurably(
  * JetStream stops delivering a message after max_deliver and only announces it with an
  * advisory. The message is still in the stream: fetch it and hand it to the handler once
  * more, flagged `exhausted`, so the inbox dead-letters it instead of it silently stalling.
- * One member of the group takes each advisory (a queue subscription).
+ * One member of the group takes each advisory (a queue subscription). A message that
+ * cannot be fetched (removed by age, or the server unreachable) is logged and counted.
  */
-function handOverExhausted(nc: NatsConnection, jsm: JetStreamManager, stream: string, consumer: string, topic: string, queue: DeliveryQueue) {
+function handOverExhausted({ nc, jsm, logger, metrics }: JetStreamContext, stream: string, consumer: string, topic: string, queue: DeliveryQueue) {
   return nc.subscribe(`$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.${stream}.${consumer}`, {
     queue: consumer,
     callback: (_error, advisory) => {
       const { stream_seq: seq, deliveries } = advisory.json<{ stream_seq: number; deliveries: number }>();
-      void jsm.streams.getMessage(stream, { seq }).then(
+      jsm.streams.getMessage(stream, { seq }).then(
         (stored) =>
           queue.push({
             topic,
@@ -103,9 +135,16 @@ function handOverExhausted(nc: NatsConnection, jsm: JetStreamManager, stream: st
             deliveryId: `${stream}:${seq}`,
             attempt: deliveries + 1,
             exhausted: true,
-            settleRemote: { ack: () => void jsm.streams.deleteMessage(stream, seq).catch(() => undefined), nak: () => undefined },
+            settleRemote: {
+              ack: () =>
+                void jsm.streams.deleteMessage(stream, seq).catch((error: unknown) => logger.warn({ err: error, topic, stream, seq }, 'nats: a dead-lettered message could not be removed from its stream')),
+              nak: () => undefined,
+            },
           }),
-        () => undefined,
+        (error: unknown) => {
+          metrics.transportDropped?.('nats', 'exhausted-fetch-failed');
+          logger.error({ err: error, topic, stream, seq, deliveries }, 'nats: a message past max_deliver could not be fetched for the DLQ; it is lost to the inbox');
+        },
       );
     },
   });

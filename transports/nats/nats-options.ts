@@ -1,51 +1,51 @@
 import type { ConnectionOptions } from 'nats';
+import { positiveInteger } from '../../src/check-integer.js';
 import { RpcError } from '../../src/errors.js';
 import type { Logger } from '../../src/observability/logger.js';
-import { isInstanceReplyTopic } from '../../src/rpc/topics.js';
+import { noMetrics, type RpcMetrics } from '../../src/observability/metrics.js';
+import type { natsDurableSchema, NatsTransportConfig } from './nats-config.js';
+import type { z } from 'zod';
 
 export type NatsModule = typeof import('nats');
 
-export interface DurableOptions {
-  /** Deliveries of one message before JetStream stops redelivering it. Default 5. */
-  readonly maxDeliver?: number;
-  /** How long JetStream waits for an ack before redelivering. Default 30,000 ms. */
-  readonly ackWaitMs?: number;
-  /** How long a stream keeps messages. Default 24 h. */
-  readonly maxAgeMs?: number;
-  /** `file` (default) survives a server restart; `memory` does not. */
-  readonly storage?: 'file' | 'memory';
+/**
+ * JetStream settings (the fields of natsDurableSchema):
+ * - `maxDeliver`: deliveries of one message before JetStream stops redelivering it. Default 5.
+ * - `ackWaitMs`: how long JetStream waits for an ack before redelivering. Default 30,000 ms.
+ * - `maxAgeMs`: how long a stream keeps messages. Default 24 h.
+ * - `storage`: `file` (default) survives a server restart; `memory` does not.
+ */
+export interface DurableOptions extends z.infer<typeof natsDurableSchema> {
   /**
-   * Which topics get a stream. Default: every topic except per-instance reply topics
-   * (`….responses.<instanceId>`), which live only as long as their instance.
+   * Which topics get a stream. Default: every topic, except ephemeral ones (published or
+   * subscribed with `ephemeral`: per-instance reply topics), which never get one.
    */
   readonly topics?: (topic: string) => boolean;
 }
 
-
-export interface NatsTransportOptions {
-  /** `nats://host:port`, or several. */
+/**
+ * The options of natsConfigSchema (capabilities.yaml `transports.nats`), with what only code
+ * can pass: nats.js connection options as objects, a logger, metrics.
+ * - `servers`: `nats://host:port`, or several.
+ * - `subjectPrefix`: prepended to every subject published or subscribed (e.g. `prod.`).
+ * - `durable`: shared (group) subscriptions go through JetStream: a stream per subject, a
+ *   durable consumer per group, explicit ack after dispatch. Fan-out subscriptions (replies)
+ *   stay on core NATS. Default: core NATS only.
+ * - `maxInflight`: deliveries handed out and not yet settled, per subscription. Default 1,024.
+ * - `maxPending`: core NATS, messages held locally beyond maxInflight before they are dropped
+ *   (a slow consumer). Default 65,536.
+ * - `connectTimeoutMs`: how long `connect()` keeps trying to reach a server before it fails
+ *   with EAGENTRPC_CONNECT_FAILED (refused TLS, wrong credentials, nothing listening). Once
+ *   connected, the transport reconnects forever. Default 30,000 ms.
+ */
+export interface NatsTransportOptions extends Omit<NatsTransportConfig, 'servers' | 'durable' | 'connection'> {
   readonly servers: string | readonly string[];
-  /** Prepended to every subject published or subscribed (e.g. `prod.`). */
-  readonly subjectPrefix?: string;
-  /**
-   * Shared (group) subscriptions go through JetStream: a stream per subject, a durable
-   * consumer per group, explicit ack after dispatch. Fan-out subscriptions (replies) stay
-   * on core NATS. Default: core NATS only.
-   */
   readonly durable?: boolean | DurableOptions;
-  /** Deliveries handed out and not yet settled, per subscription. Default 1,024. */
-  readonly maxInflight?: number;
-  /** Core NATS: messages held locally beyond maxInflight before they are dropped (a slow consumer). Default 65,536. */
-  readonly maxPending?: number;
   /** Passed to nats.js `connect` (credentials, TLS, name...). Reconnect settings are the transport's own. */
   readonly connection?: Omit<Partial<ConnectionOptions>, 'servers'>;
-  /**
-   * How long `connect()` keeps trying to reach a server before it fails with
-   * EAGENTRPC_CONNECT_FAILED (refused TLS, wrong credentials, nothing listening). Once
-   * connected, the transport reconnects forever. Default 30,000 ms.
-   */
-  readonly connectTimeoutMs?: number;
   readonly logger?: Logger;
+  /** Drops (slow consumer, lost exhausted messages) and reconnects. Default: none. */
+  readonly metrics?: RpcMetrics;
   /** Loads the `nats` package; replaceable so the missing-package path can be tested. */
   readonly loadModule?: () => Promise<unknown>;
 }
@@ -58,14 +58,10 @@ export interface ResolvedNatsOptions {
   readonly maxPending: number;
   readonly connection: Omit<Partial<ConnectionOptions>, 'servers'>;
   readonly connectTimeoutMs: number;
+  readonly metrics: RpcMetrics;
 }
 
-function positiveInt(value: unknown, field: string): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw new RangeError(`natsTransport: ${field} must be a positive integer, got ${String(value)}`);
-  }
-  return value;
-}
+const field = (name: string): string => `natsTransport: ${name}`;
 
 export function resolveNatsOptions(options: NatsTransportOptions): ResolvedNatsOptions {
   if (typeof options !== 'object' || options === null) throw new TypeError('natsTransport: options must be an object');
@@ -77,21 +73,22 @@ export function resolveNatsOptions(options: NatsTransportOptions): ResolvedNatsO
   if (typeof prefix !== 'string' || /[\s*>]/.test(prefix)) throw new TypeError('natsTransport: subjectPrefix must be a string without spaces or wildcards');
   const durableInput = options.durable === true ? {} : options.durable || undefined;
   const durable = durableInput && {
-    maxDeliver: positiveInt(durableInput.maxDeliver ?? 5, 'durable.maxDeliver'),
-    ackWaitMs: positiveInt(durableInput.ackWaitMs ?? 30_000, 'durable.ackWaitMs'),
-    maxAgeMs: positiveInt(durableInput.maxAgeMs ?? 24 * 60 * 60 * 1000, 'durable.maxAgeMs'),
+    maxDeliver: positiveInteger(durableInput.maxDeliver ?? 5, field('durable.maxDeliver')),
+    ackWaitMs: positiveInteger(durableInput.ackWaitMs ?? 30_000, field('durable.ackWaitMs')),
+    maxAgeMs: positiveInteger(durableInput.maxAgeMs ?? 24 * 60 * 60 * 1000, field('durable.maxAgeMs')),
     storage: durableInput.storage ?? 'file',
-    topics: durableInput.topics ?? ((topic: string) => !isInstanceReplyTopic(topic)),
+    topics: durableInput.topics ?? (() => true),
   };
   if (durable && durable.storage !== 'file' && durable.storage !== 'memory') throw new TypeError('natsTransport: durable.storage must be file or memory');
   return {
     servers: [...servers],
     subjectPrefix: prefix,
     durable,
-    maxInflight: positiveInt(options.maxInflight ?? 1024, 'maxInflight'),
-    maxPending: positiveInt(options.maxPending ?? 65_536, 'maxPending'),
+    maxInflight: positiveInteger(options.maxInflight ?? 1024, field('maxInflight')),
+    maxPending: positiveInteger(options.maxPending ?? 65_536, field('maxPending')),
     connection: options.connection ?? {},
-    connectTimeoutMs: positiveInt(options.connectTimeoutMs ?? 30_000, 'connectTimeoutMs'),
+    connectTimeoutMs: positiveInteger(options.connectTimeoutMs ?? 30_000, field('connectTimeoutMs')),
+    metrics: options.metrics ?? noMetrics,
   };
 }
 

@@ -1,66 +1,65 @@
 import type { JetStreamClient, JetStreamManager, MsgHdrs, NatsConnection, Subscription as NatsSubscription } from 'nats';
+import { backoffDelay, type BackoffPolicy } from '../../src/backoff.js';
+import { positiveInteger } from '../../src/check-integer.js';
 import { RpcError } from '../../src/errors.js';
-import { connectOnce } from '../shared/connect-once.js';
-import { silentLogger, type Logger } from '../../src/observability/logger.js';
 import type { DeliveryHandler, OutboundMessage, RpcTransport, SubscribeOptions, Subscription, TransportTraits } from '../../src/transport.js';
-import { consumeDurably, ensureStream, jetStreamName } from './jetstream-subscription.js';
 import { DeliveryQueue } from '../shared/delivery-queue.js';
+import { closedError, TransportBase } from '../shared/transport-base.js';
+import { consumeDurably, ensureStream, jetStreamName, type JetStreamContext } from './jetstream-subscription.js';
 import { loadNats, resolveNatsOptions, type DurableOptions, type NatsModule, type NatsTransportOptions, type ResolvedNatsOptions } from './nats-options.js';
 
 const CORE_TRAITS: TransportTraits = { redelivery: true, orderedByKey: false, retainsUnconsumed: false, remoteSubscribe: true };
 const DURABLE_TRAITS: TransportTraits = { redelivery: true, orderedByKey: false, retainsUnconsumed: true, remoteSubscribe: true };
+
+/** Between attempts of the first connection, and between reconnect rounds once connected. */
+const CONNECT_RETRY: BackoffPolicy = { initialMs: 250, maxMs: 2_000 };
+const RECONNECT: BackoffPolicy = { initialMs: 250, maxMs: 2_000 };
 
 /**
  * NATS transport. Subjects are topic names (plus `subjectPrefix`). Core NATS by default:
  * lowest latency, at-most-once across process crashes, nacks redelivered locally. With
  * `durable`, shared subscriptions are JetStream durable consumers (at-least-once).
  */
-class NatsTransport implements RpcTransport {
-  readonly kind = 'nats' as const;
+class NatsTransport extends TransportBase {
+  readonly kind = 'nats';
   readonly traits: TransportTraits;
   private readonly options: ResolvedNatsOptions;
-  private readonly logger: Logger;
   private nats: NatsModule | undefined;
   private nc: NatsConnection | undefined;
-  private js: JetStreamClient | undefined;
-  private jsm: JetStreamManager | undefined;
-  private closed = false;
-  private readonly closers = new Set<() => Promise<void>>();
+  private jetStream: JetStreamContext | undefined;
   /** Per subject: does a stream capture it? Then publishes go through JetStream (ack, dedupe). */
   private readonly streamSubjects = new Map<string, Promise<boolean>>();
   private deliverySeq = 0;
+  /** Dial attempts since the connection was lost: the reconnect backoff's attempt number. */
+  private reconnectAttempts = 0;
 
   constructor(private readonly input: NatsTransportOptions) {
-    this.options = resolveNatsOptions(input);
-    this.traits = this.options.durable ? DURABLE_TRAITS : CORE_TRAITS;
-    this.logger = input.logger ?? silentLogger;
+    const options = resolveNatsOptions(input);
+    super(input.logger);
+    this.options = options;
+    this.traits = options.durable ? DURABLE_TRAITS : CORE_TRAITS;
   }
 
-  private readonly connectOnce = connectOnce(() => this.open());
-
-  connect(): Promise<void> {
-    return this.closed ? Promise.reject(closedError()) : this.connectOnce();
-  }
-
-  private async open(): Promise<void> {
+  protected async open(): Promise<void> {
     const nats = await loadNats(this.input.loadModule);
     this.nats = nats;
-    this.nc = await this.firstConnection(nats);
-    void this.watchStatus(this.nc);
+    const nc = await this.firstConnection(nats);
+    this.nc = nc;
+    void this.watchStatus(nc);
     if (this.options.durable) {
-      this.js = this.nc.jetstream();
-      this.jsm = await this.nc.jetstreamManager();
+      const { logger, options } = this;
+      this.jetStream = { nc, js: nc.jetstream(), jsm: await nc.jetstreamManager(), nats, logger, metrics: options.metrics };
     }
   }
 
   /**
    * The first connection is tried (each server in turn) until connectTimeoutMs, then fails
    * with the last error, so a refused certificate or a wrong address is a clear error at
-   * start instead of a wait forever. After that the client reconnects forever, with jitter.
+   * start instead of a wait forever. After that the client reconnects forever, with backoff.
    */
   private async firstConnection(nats: NatsModule): Promise<NatsConnection> {
     const deadline = Date.now() + this.options.connectTimeoutMs;
-    for (;;) {
+    for (let attempt = 1; ; attempt++) {
       try {
         return await nats.connect({
           timeout: Math.max(1, Math.min(5_000, deadline - Date.now())),
@@ -68,43 +67,49 @@ class NatsTransport implements RpcTransport {
           servers: this.options.servers,
           // The client default gives up reconnecting after 10 attempts.
           maxReconnectAttempts: -1,
-          reconnectTimeWait: 250,
-          reconnectJitter: 250,
+          reconnectDelayHandler: () => backoffDelay(RECONNECT, Math.max(1, this.reconnectAttempts)),
           waitOnFirstConnect: false,
           noAsyncTraces: true,
         });
       } catch (error) {
-        if (this.closed || Date.now() + 250 >= deadline) {
+        const wait = Math.min(backoffDelay(CONNECT_RETRY, attempt), deadline - Date.now());
+        if (this.closed || wait <= 0) {
           const cause = error instanceof Error ? error.message : String(error);
           throw new RpcError('EAGENTRPC_CONNECT_FAILED', `could not connect to NATS (${this.options.servers.join(', ')}) within ${this.options.connectTimeoutMs} ms: ${cause}`, {
             cause: error,
             details: { servers: this.options.servers },
           });
         }
-        await new Promise((resolve) => setTimeout(resolve, 250));
+        await new Promise((resolve) => setTimeout(resolve, wait));
       }
     }
   }
 
   private async watchStatus(nc: NatsConnection): Promise<void> {
     for await (const status of nc.status()) {
-      if (this.logger.isLevelEnabled('info')) this.logger.info({ transport: 'nats', status: status.type, data: String(status.data) }, 'nats connection status');
+      if (status.type === 'reconnecting') this.reconnectAttempts++;
+      if (status.type === 'reconnect') {
+        this.reconnectAttempts = 0;
+        this.options.metrics.transportReconnected?.('nats');
+      }
+      if (status.type !== 'reconnecting' && this.logger.isLevelEnabled('info')) this.logger.info({ transport: 'nats', status: status.type, data: String(status.data) }, 'nats connection status');
     }
   }
 
   async publish(topic: string, message: OutboundMessage): Promise<void> {
     const nc = this.nc;
-    if (this.closed || !nc || nc.isClosed()) throw closedError();
+    if (this.closed || !nc || nc.isClosed()) throw closedError(this.kind);
     const subject = this.options.subjectPrefix + topic;
     try {
-      if (this.js && (await this.capturedByStream(topic, subject))) {
-        await this.js.publish(subject, message.body, message.messageId ? { msgID: message.messageId } : undefined);
+      const js = this.jetStream?.js;
+      if (js && !message.ephemeral && (await this.capturedByStream(topic, subject))) {
+        await js.publish(subject, message.body, message.messageId ? { msgID: message.messageId } : undefined);
         return;
       }
       // While reconnecting, nats.js buffers the publish and sends it once connected.
-      nc.publish(subject, message.body, message.messageId && this.js ? { headers: this.msgIdHeader(message.messageId) } : undefined);
+      nc.publish(subject, message.body, message.messageId && js ? { headers: this.msgIdHeader(message.messageId) } : undefined);
     } catch (cause) {
-      if (this.closed || nc.isClosed() || nc.isDraining()) throw closedError();
+      if (this.closed || nc.isClosed() || nc.isDraining()) throw closedError(this.kind);
       throw new RpcError('EAGENTRPC_PUBLISH_FAILED', `nats publish to ${subject} failed: ${(cause as Error).message}`, { cause });
     }
   }
@@ -112,15 +117,14 @@ class NatsTransport implements RpcTransport {
   /**
    * Durable topics get their stream before the first publish, so what is sent before the
    * first consumer subscribes is kept. Other subjects use a stream only if one exists.
+   * Ephemeral publishes (replies) never get here.
    */
   private capturedByStream(topic: string, subject: string): Promise<boolean> {
     let known = this.streamSubjects.get(subject);
     if (!known) {
       const durable = this.options.durable as Required<DurableOptions>;
-      const jsm = this.jsm as JetStreamManager;
-      known = durable.topics(topic)
-        ? ensureStream(jsm, this.nats as NatsModule, subject, durable).then(() => true)
-        : jsm.streams.find(subject).then(() => true, () => false);
+      const { jsm, nats } = this.jetStream as JetStreamContext;
+      known = durable.topics(topic) ? ensureStream(jsm, nats, subject, durable).then(() => true) : jsm.streams.find(subject).then(() => true, () => false);
       known.catch(() => this.streamSubjects.delete(subject));
       this.streamSubjects.set(subject, known);
     }
@@ -138,7 +142,7 @@ class NatsTransport implements RpcTransport {
     await this.connect();
     const nc = this.nc as NatsConnection;
     const subject = this.options.subjectPrefix + topic;
-    const maxInflight = options.maxInflight ?? this.options.maxInflight;
+    const maxInflight = positiveInteger(options.maxInflight ?? this.options.maxInflight, 'subscribe: maxInflight');
     const queue = new DeliveryQueue({
       handler,
       maxInflight,
@@ -146,52 +150,39 @@ class NatsTransport implements RpcTransport {
       schedule: queueMicrotask,
       maxPending: this.options.maxPending,
       onOverflow: (dropped) => {
+        this.options.metrics.transportDropped?.('nats', 'slow-consumer');
         this.logger.warn({ topic, deliveryId: dropped.deliveryId, maxPending: this.options.maxPending }, 'nats slow consumer: message dropped');
       },
     });
-    let stop: () => Promise<void>;
-    if (this.options.durable && options.group !== undefined && this.options.durable.topics(topic)) {
-      const durable = this.options.durable;
-      const stream = await ensureStream(this.jsm as JetStreamManager, this.nats as NatsModule, subject, durable);
+    const durable = this.options.durable;
+    const jetStream = this.jetStream;
+    if (durable && jetStream && options.group !== undefined && !options.ephemeral && durable.topics(topic)) {
+      const stream = await ensureStream(jetStream.jsm, jetStream.nats, subject, durable);
       this.streamSubjects.set(subject, Promise.resolve(true));
-      const context = { nc, js: this.js as JetStreamClient, jsm: this.jsm as JetStreamManager, nats: this.nats as NatsModule };
-      const messages = await consumeDurably(
-        context,
-        stream, `${options.group}.${topic}`, durable, maxInflight, topic, queue,
-      );
-      stop = async () => {
+      const messages = await consumeDurably(jetStream, stream, `${options.group}.${topic}`, durable, maxInflight, topic, queue);
+      return this.track(topic, async () => {
         // Hand back what was received but not yet handed out: another member (or this
         // agent after a restart) gets it at once instead of after ack_wait.
         for (const waiting of queue.close()) waiting.settleRemote?.nak(0);
         await messages.close();
-      };
-    } else {
-      const sub: NatsSubscription = nc.subscribe(subject, {
-        queue: options.group,
-        callback: (error, msg) => {
-          if (error) return this.logger.error({ err: error, topic }, 'nats subscription error');
-          queue.push({ topic, body: msg.data, key: undefined, deliveryId: `${subject}#${++this.deliverySeq}`, attempt: 1 });
-        },
       });
-      // Resolves once the server has registered the interest: later publishes reach us.
-      await nc.flush();
-      stop = async () => {
-        queue.close();
-        if (!sub.isClosed()) sub.unsubscribe();
-      };
     }
-    const closeOnce = async (): Promise<void> => {
-      if (!this.closers.delete(closeOnce)) return;
-      await stop();
-    };
-    this.closers.add(closeOnce);
-    return { topic, close: closeOnce };
+    const sub: NatsSubscription = nc.subscribe(subject, {
+      queue: options.group,
+      callback: (error, msg) => {
+        if (error) return this.logger.error({ err: error, topic }, 'nats subscription error');
+        queue.push({ topic, body: msg.data, key: undefined, deliveryId: `${subject}#${++this.deliverySeq}`, attempt: 1 });
+      },
+    });
+    // Resolves once the server has registered the interest: later publishes reach us.
+    await nc.flush();
+    return this.track(topic, async () => {
+      queue.close();
+      if (!sub.isClosed()) sub.unsubscribe();
+    });
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    for (const close of [...this.closers]) await close().catch(() => undefined);
+  protected async shutdown(): Promise<void> {
     const nc = this.nc;
     if (nc && !nc.isClosed()) await nc.drain().catch(() => nc.close());
   }
@@ -200,10 +191,6 @@ class NatsTransport implements RpcTransport {
   streamNameFor(topic: string): string {
     return jetStreamName(this.options.subjectPrefix + topic);
   }
-}
-
-function closedError(): RpcError {
-  return new RpcError('EAGENTRPC_TRANSPORT_CLOSED', 'nats transport is closed');
 }
 
 export function natsTransport(options: NatsTransportOptions): RpcTransport {

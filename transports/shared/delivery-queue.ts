@@ -1,4 +1,5 @@
-import type { Delivery, DeliveryHandler } from '../../src/transport.js';
+import type { DeliveryHandler } from '../../src/transport.js';
+import { createDelivery, handOver } from './delivery.js';
 
 /** A message as a subscription holds it until its handler settles it. */
 export interface QueuedMessage {
@@ -82,40 +83,25 @@ export class DeliveryQueue {
   }
 
   private deliver(message: QueuedMessage): void {
-    let settled = false;
-    const settle = (): boolean => {
-      if (settled) return false;
-      settled = true;
-      this.inflight--;
-      if (this.head < this.queue.length) this.scheduleDrain();
-      return true;
-    };
-    const coordinates = { topic: message.topic, deliveryId: message.deliveryId, ...(message.offset === undefined ? {} : { offset: message.offset }) };
-    const delivery: Delivery = {
+    const delivery = createDelivery({
       body: message.body,
       key: message.key,
-      coordinates,
+      coordinates: { topic: message.topic, deliveryId: message.deliveryId, ...(message.offset === undefined ? {} : { offset: message.offset }) },
       attempt: message.attempt,
       exhausted: message.exhausted,
-      ack: () => {
-        if (settle()) message.settleRemote?.ack();
+      onSettle: () => {
+        this.inflight--;
+        if (this.head < this.queue.length) this.scheduleDrain();
       },
-      nack: (options) => {
-        if (!settle()) return;
-        const delayMs = options?.delayMs ?? 0;
+      onAck: () => message.settleRemote?.ack(),
+      onNack: (delayMs) => {
         if (message.settleRemote) return message.settleRemote.nak(delayMs);
         message.attempt++;
         const again = (): void => (this.options.redeliver ?? ((m: QueuedMessage) => this.push(m)))(message);
         if (delayMs > 0) setTimeout(again, delayMs).unref();
         else again();
       },
-    };
-    try {
-      this.options.handler(delivery);
-    } catch {
-      // A handler must settle its deliveries itself; one that throws synchronously is
-      // treated as a failed attempt so the message is not lost.
-      delivery.nack();
-    }
+    });
+    handOver(this.options.handler, delivery);
   }
 }

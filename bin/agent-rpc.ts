@@ -1,0 +1,20 @@
+#!/usr/bin/env node
+import { runCli } from '../src/cli/run-cli.js';
+import { builtinTransports } from '../transports/plugins.js';
+
+// `agent-rpc audit list | head` closes stdout early: that is the reader's choice, not an error.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw error;
+});
+
+const code = await runCli(
+  process.argv.slice(2),
+  {
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+    env: process.env,
+  },
+  builtinTransports,
+);
+process.exitCode = code;

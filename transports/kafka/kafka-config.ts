@@ -1,0 +1,74 @@
+import type { KafkaConfig, SASLOptions } from 'kafkajs';
+import { z } from 'zod';
+import { secretRefSchema } from '../../src/config/secret-ref-field.js';
+import type { SecretValue } from '../../src/secrets/secret-value.js';
+import type { KafkaClientOptions } from './kafka-options.js';
+
+const count = z.int().min(1);
+const brokersSchema = z.array(z.string().refine((broker) => broker.includes(':'), 'must be host:port')).min(1);
+
+/** TLS to the brokers: `true` for the system's CAs, or PEM references (client certificate and key for mutual TLS). */
+const sslSchema = z.union([
+  z.literal(true),
+  z
+    .strictObject({
+      caRef: secretRefSchema.optional(),
+      certRef: secretRefSchema.optional(),
+      keyRef: secretRefSchema.optional(),
+      servername: z.string().min(1).optional(),
+      rejectUnauthorized: z.boolean().optional(),
+    })
+    .refine((ssl) => (ssl.certRef === undefined) === (ssl.keyRef === undefined), { message: 'certRef and keyRef go together', path: ['keyRef'] }),
+]);
+
+/** SASL authentication: the password is a secret reference. */
+const saslSchema = z.strictObject({
+  mechanism: z.enum(['plain', 'scram-sha-256', 'scram-sha-512']),
+  username: z.string().min(1),
+  passwordRef: secretRefSchema,
+});
+
+/** What the kafkajs client is given besides brokers and client id. */
+export const kafkaClientSchema = z.strictObject({
+  ssl: sslSchema.optional(),
+  sasl: saslSchema.optional(),
+});
+
+/** capabilities.yaml `transports.kafka`; KafkaTransportOptions takes the same fields. */
+export const kafkaConfigSchema = z.strictObject({
+  brokers: brokersSchema,
+  clientId: z.string().min(1).optional(),
+  partitions: count.optional(),
+  replicationFactor: count.optional(),
+  maxInflight: count.optional(),
+  maxWaitTimeInMs: count.optional(),
+  lingerMs: z.int().min(0).optional(),
+  client: kafkaClientSchema.optional(),
+});
+export type KafkaTransportConfig = z.infer<typeof kafkaConfigSchema>;
+export type KafkaClientConfig = z.infer<typeof kafkaClientSchema>;
+
+/** rpc-peers.yaml `kind: kafka` route: the peer's inbox topic and the brokers it uses (checked against ours). */
+export const kafkaRouteSchema = z.strictObject({
+  requestsTopic: z.string().min(1).optional(),
+  brokers: brokersSchema.optional(),
+});
+export type KafkaRouteConfig = z.infer<typeof kafkaRouteSchema>;
+
+/** The kafkajs client settings a config's `client` stands for, secrets resolved. */
+export async function kafkaClientFromConfig(config: KafkaClientConfig | undefined, resolveSecret: (ref: string) => Promise<SecretValue>): Promise<KafkaClientOptions> {
+  if (config === undefined) return {};
+  const text = async (ref: string | undefined): Promise<string | undefined> => (ref === undefined ? undefined : (await resolveSecret(ref)).reveal());
+  const client: { -readonly [K in keyof KafkaConfig]?: KafkaConfig[K] } = {};
+  if (config.ssl === true) client.ssl = true;
+  else if (config.ssl !== undefined) {
+    const { caRef, certRef, keyRef, ...plain } = config.ssl;
+    const [ca, cert, key] = await Promise.all([text(caRef), text(certRef), text(keyRef)]);
+    client.ssl = { ...plain, ...(ca === undefined ? {} : { ca: [ca] }), ...(cert === undefined ? {} : { cert }), ...(key === undefined ? {} : { key }) };
+  }
+  if (config.sasl !== undefined) {
+    const { mechanism, username, passwordRef } = config.sasl;
+    client.sasl = { mechanism, username, password: (await resolveSecret(passwordRef)).reveal() } as SASLOptions;
+  }
+  return client;
+}

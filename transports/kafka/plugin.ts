@@ -1,0 +1,32 @@
+import type { TransportPlugin, TransportPluginContext } from '../../src/transport-plugin.js';
+import { endpointList, requestsTopicOf, sameEndpoints } from '../shared/topic-route.js';
+import { kafkaClientFromConfig, kafkaConfigSchema, kafkaRouteSchema, type KafkaRouteConfig, type KafkaTransportConfig } from './kafka-config.js';
+import type { KafkaTransportOptions } from './kafka-options.js';
+import { kafkaTransport } from './kafka-transport.js';
+
+/** The transport options a capabilities.yaml `transports.kafka` section stands for, secrets resolved. */
+export async function kafkaOptionsFromConfig(config: KafkaTransportConfig, context: Pick<TransportPluginContext, 'clientId' | 'resolveSecret' | 'logger' | 'metrics'>): Promise<KafkaTransportOptions> {
+  const { client, ...settings } = config;
+  return {
+    clientId: context.clientId,
+    ...settings,
+    client: await kafkaClientFromConfig(client, context.resolveSecret),
+    logger: context.logger,
+    metrics: context.metrics,
+  };
+}
+
+export const kafkaTransportPlugin: TransportPlugin<KafkaTransportConfig, KafkaRouteConfig> = {
+  kind: 'kafka',
+  summary: 'Kafka: at least once, commits after dispatch, per-key order, per-instance reply topics',
+  configSchema: kafkaConfigSchema,
+  routeSchema: kafkaRouteSchema,
+  async create(config, context) {
+    return kafkaTransport(await kafkaOptionsFromConfig(config, context));
+  },
+  requestsTopic: requestsTopicOf,
+  checkRoute(route, own) {
+    if (route.brokers === undefined || own === undefined || sameEndpoints(route.brokers, own.brokers)) return undefined;
+    return { field: 'brokers', message: `${endpointList(route.brokers)} is not where this agent connects for kafka (${endpointList(own.brokers)})` };
+  },
+};

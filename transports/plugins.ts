@@ -1,0 +1,14 @@
+import type { TransportPlugin } from '../src/transport-plugin.js';
+import { kafkaTransportPlugin } from './kafka/plugin.js';
+import { memoryTransportPlugin } from './memory/plugin.js';
+import { natsTransportPlugin } from './nats/plugin.js';
+
+/**
+ * The transports the `agent-rpc` command and daemon know, one line each. Importing this
+ * list loads no broker client: each plug-in loads its package when it creates a transport.
+ */
+export const builtinTransports: readonly TransportPlugin[] = [
+  memoryTransportPlugin,
+  natsTransportPlugin,
+  kafkaTransportPlugin,
+];

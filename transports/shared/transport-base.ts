@@ -1,0 +1,67 @@
+import { RpcError } from '../../src/errors.js';
+import { silentLogger, type Logger } from '../../src/observability/logger.js';
+import type { DeliveryHandler, OutboundMessage, RpcTransport, SubscribeOptions, Subscription, TransportTraits } from '../../src/transport.js';
+import { connectOnce } from './connect-once.js';
+
+/** The one error for an operation on a closed transport. */
+export function closedError(kind: string): RpcError {
+  return new RpcError('EAGENTRPC_TRANSPORT_CLOSED', `${kind} transport is closed`);
+}
+
+/**
+ * What every transport does the same way: a closed flag, one connection attempt shared by
+ * concurrent callers (a failed one is forgotten), and the subscriptions it handed out,
+ * all stopped by close() before the connection is released.
+ */
+export abstract class TransportBase implements RpcTransport {
+  abstract readonly kind: string;
+  abstract readonly traits: TransportTraits;
+  private isClosed = false;
+  /** close() of each subscription handed out, with its topic. */
+  private readonly stops = new Map<() => Promise<void>, string>();
+  private readonly connectShared = connectOnce(() => this.open());
+
+  constructor(protected readonly logger: Logger = silentLogger) {}
+
+  protected get closed(): boolean {
+    return this.isClosed;
+  }
+
+  /** Idempotent. Resolves when publish and subscribe can be used. */
+  connect(): Promise<void> {
+    return this.isClosed ? Promise.reject(closedError(this.kind)) : this.connectShared();
+  }
+
+  /** Throws EAGENTRPC_TRANSPORT_CLOSED once close() was called. */
+  protected assertOpen(): void {
+    if (this.isClosed) throw closedError(this.kind);
+  }
+
+  /** Opens the connection; runs once per successful connect (again after a failed one). */
+  protected abstract open(): Promise<void>;
+
+  /** Releases the connection, after every subscription was stopped. */
+  protected abstract shutdown(): Promise<void>;
+
+  abstract publish(topic: string, message: OutboundMessage): Promise<void>;
+  abstract subscribe(topic: string, handler: DeliveryHandler, options?: SubscribeOptions): Promise<Subscription>;
+
+  /** A subscription whose close() runs `stop` once, and which close() of the transport stops too. */
+  protected track(topic: string, stop: () => Promise<void>): Subscription {
+    const close = async (): Promise<void> => {
+      if (!this.stops.delete(close)) return;
+      await stop();
+    };
+    this.stops.set(close, topic);
+    return { topic, close };
+  }
+
+  async close(): Promise<void> {
+    if (this.isClosed) return;
+    this.isClosed = true;
+    for (const [stop, topic] of [...this.stops]) {
+      await stop().catch((error: unknown) => this.logger.warn({ err: error, transport: this.kind, topic }, 'subscription did not close cleanly'));
+    }
+    await this.shutdown();
+  }
+}
