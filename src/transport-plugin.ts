@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { URI_SCHEME_RE } from './envelope/schema.js';
 import type { Logger } from './observability/logger.js';
 import type { RpcMetrics } from './observability/metrics.js';
+import type { RemoteNodeResolver } from './remote-nodes/remote-node.js';
 import type { SecretValue } from './secrets/secret-value.js';
 import type { RpcTransport } from './transport.js';
 
@@ -21,6 +22,8 @@ export interface TransportPluginContext {
   readonly resolveSecret: (ref: string) => Promise<SecretValue>;
   /** Per-process state shared by the agents of one daemon, keyed by kind (the memory bus lives here). */
   readonly shared: Map<string, unknown>;
+  /** The agent's remote nodes (agent.yaml `remoteNodes` and the node store), for transports that call them. */
+  readonly remoteNodes?: RemoteNodeResolver;
 }
 
 export interface TransportPlugin<Config = any, Route = any> {
@@ -32,6 +35,8 @@ export interface TransportPlugin<Config = any, Route = any> {
   readonly configSchema: z.ZodType<Config>;
   /** The fields of an rpc-peers.yaml route besides `kind` (a strict object). */
   readonly routeSchema: z.ZodType<Route>;
+  /** Created for every agent of a daemon even without a config section (with an empty config). */
+  readonly implicit?: boolean;
   create(config: Config, context: TransportPluginContext): Promise<RpcTransport>;
   /** The topic a request to a peer on this route is published to, when the route says (default agents.<id>.requests). */
   requestsTopic?(route: Route): string | undefined;

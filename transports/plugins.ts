@@ -1,4 +1,5 @@
 import type { TransportPlugin } from '../src/transport-plugin.js';
+import { httpTransportPlugin } from './http/plugin.js';
 import { kafkaTransportPlugin } from './kafka/plugin.js';
 import { memoryTransportPlugin } from './memory/plugin.js';
 import { natsTransportPlugin } from './nats/plugin.js';
@@ -11,4 +12,5 @@ export const builtinTransports: readonly TransportPlugin[] = [
   memoryTransportPlugin,
   natsTransportPlugin,
   kafkaTransportPlugin,
+  httpTransportPlugin,
 ];

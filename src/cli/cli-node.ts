@@ -5,6 +5,7 @@ import { CONFIG_FILES, loadAgentConfig, type AgentConfig } from '../config/agent
 import { buildReceiverAuth } from '../config/build-auth.js';
 import { toPeerEntries } from '../config/peers-file.js';
 import { silentLogger } from '../observability/logger.js';
+import { noMetrics } from '../observability/metrics.js';
 import { AgentNode } from '../rpc/agent-node.js';
 import { normalizeAgentUri, type PeerEntry } from '../rpc/peer-table.js';
 import { createSecretResolver, type SecretResolver } from '../secrets/resolver.js';
@@ -12,6 +13,7 @@ import { SecretValue } from '../secrets/secret-value.js';
 import { DEFAULT_REMOTE_TIMEOUT_MS, type RemoteNode, type RemoteNodeResolver } from '../remote-nodes/remote-node.js';
 import { remoteNodesOf } from '../runtime/remote-nodes-of.js';
 import { transportsFromConfig } from '../runtime/transports-from-config.js';
+import { transportPluginOf } from '../transport-plugin.js';
 import type { RpcTransport } from '../transport.js';
 import { UsageError, type CliIo, type CommandIo } from './command.js';
 
@@ -63,8 +65,9 @@ export async function withCliNode<T>(dir: string, io: CommandIo, targets: readon
   if (options.url !== undefined) {
     const node = urlNode(options.url, io);
     const resolver: RemoteNodeResolver = { list: async () => [node], get: async (name) => (name === URL_NODE ? node : undefined) };
-    const { httpTransport } = await import('../../transports/http/index.js');
-    transports.push(httpTransport({ resolver }));
+    // Through the daemon's session API: the http plug-in's transport, with that one node.
+    const http = transportPluginOf(io.transports, 'http');
+    transports.splice(0, transports.length, await http.create({}, { agentId: 'agent-rpc-cli', clientId: 'agent-rpc-cli', logger: silentLogger, metrics: noMetrics, resolveSecret: (ref) => secrets.resolve(ref, dir), shared: new Map(), remoteNodes: resolver }));
     const routed = new Map(peers.map((peer) => [normalizeAgentUri(peer.id), peer]));
     for (const target of targets) routed.set(normalizeAgentUri(target), { ...routed.get(normalizeAgentUri(target)), id: target, routes: [{ kind: 'http', requestsTopic: URL_NODE }] });
     peers.splice(0, peers.length, ...routed.values());
@@ -102,7 +105,7 @@ async function fromConfig(config: AgentConfig, dir: string, secrets: SecretResol
       logger: silentLogger,
       resolveSecret: (ref: string) => secrets.resolve(ref, dir),
       shared: new Map<string, unknown>(),
-      http: { resolver: remote.resolver },
+      remoteNodes: remote.resolver,
     };
     transports.push(...(await transportsFromConfig(config.capabilities.value.transports, config.transportPlugins, context)));
   }

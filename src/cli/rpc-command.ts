@@ -1,5 +1,5 @@
 import { loadAgentConfig } from '../config/agent-config.js';
-import { peerRouteKinds, routeRequestsTopic } from '../config/peers-file.js';
+import { routeRequestsTopic } from '../config/peers-file.js';
 import { PING_CAPABILITY } from '../rpc/builtin-capabilities.js';
 import { parseCommandArgs } from './args.js';
 import { configDir, withCliNode } from './cli-node.js';
@@ -16,7 +16,7 @@ export const rpcPeersCommand: CliCommand = {
     const { values } = parseCommandArgs(args, { verify: { type: 'boolean' }, timeout: { type: 'string' }, json: { type: 'boolean' }, config: { type: 'string' } });
     const dir = configDir(values.config, io);
     const config = await loadAgentConfig(dir, io.transports, io.env);
-    const kinds = peerRouteKinds(io.transports);
+    const kinds = io.transports;
     const peers = config.peers?.value.peers ?? [];
     const rows = peers.map((peer) => ({
       id: peer.id.startsWith('agent://') ? peer.id : `agent://${peer.id}`,

@@ -1,7 +1,7 @@
 import type { TransportPlugin } from '../transport-plugin.js';
 import { ConfigError } from './config-error.js';
 import type { LoadedYaml } from './load-yaml.js';
-import { peerRouteKinds, type PeersFile } from './peers-file.js';
+import type { PeersFile } from './peers-file.js';
 import type { TransportsConfig } from './transports-config.js';
 
 /**
@@ -10,7 +10,7 @@ import type { TransportsConfig } from './transports-config.js';
  * says so at start, naming the file, line and field, rather than time out on every call.
  */
 export function checkPeerRoutes(peers: LoadedYaml<PeersFile>, transports: TransportsConfig, plugins: readonly TransportPlugin[]): void {
-  const kinds = peerRouteKinds(plugins);
+  const kinds = plugins;
   peers.value.peers.forEach((peer, index) => {
     peer.transports.forEach((route, routeIndex) => {
       const problem = kinds.find((kind) => kind.kind === route.kind)?.checkRoute?.(route, transports[route.kind]);

@@ -14,23 +14,6 @@ const peerIdSchema = z.string().refine((id) => AGENT_URI_RE.test(id) || isAgentI
 /** What the peer table needs of a transport: its route fields and how they name a topic. */
 export type PeerRouteKind = Pick<TransportPlugin, 'kind' | 'routeSchema' | 'requestsTopic' | 'checkRoute'>;
 
-/**
- * `kind: http` routes name the remote node whose session API serves the peer. Every
- * daemon agent gets the http transport without configuring it, so its route is known here
- * until transports/http ships a plug-in of its own (which then replaces this entry).
- */
-const HTTP_ROUTE: PeerRouteKind = {
-  kind: 'http',
-  /** `node`: the remote node (agent.yaml `remote_nodes`, or the node store) whose session API serves this peer. */
-  routeSchema: z.strictObject({ node: z.string().min(1) }),
-  requestsTopic: (route: { node: string }) => route.node,
-};
-
-/** The route kinds peers may use: the loaded plug-ins (plus http, see HTTP_ROUTE). */
-export function peerRouteKinds(transports: readonly TransportPlugin[]): readonly PeerRouteKind[] {
-  return transports.some((plugin) => plugin.kind === HTTP_ROUTE.kind) ? transports : [...transports, HTTP_ROUTE];
-}
-
 /** One route of rpc-peers.yaml: `kind` plus the fields that plug-in's routeSchema allows. */
 function routeSchema(kinds: readonly PeerRouteKind[]) {
   const options = kinds.map((route) => {
@@ -50,7 +33,7 @@ export function peersFileSchema(transports: readonly TransportPlugin[]) {
           id: peerIdSchema.describe('The peer: `agent://<id>` or a bare agent id.'),
           tenantId: z.string().min(1).optional().describe("The peer's tenant, set on envelopes to it."),
           transports: z
-            .array(routeSchema(peerRouteKinds(transports)))
+            .array(routeSchema(transports))
             .min(1)
             .describe('Routes to the peer, in order of preference: the first kind this agent has loaded is used. Each kind has its own fields (see the transports section).'),
           auth: peerAuthSchema.optional().describe('How this agent authenticates to the peer, and checks what it sends (docs/auth.md). Default: internal.'),
@@ -95,7 +78,7 @@ export function routeRequestsTopic(kinds: readonly PeerRouteKind[], route: PeerR
 
 export async function toPeerEntries(loaded: LoadedYaml<PeersFile>, options: PeersFileOptions): Promise<PeerEntry[]> {
   const baseDir = dirname(loaded.file);
-  const kinds = peerRouteKinds(options.transports);
+  const kinds = options.transports;
   return Promise.all(
     loaded.value.peers.map(async (peer, index): Promise<PeerEntry> => {
       const routes = peer.transports.map((route) => {

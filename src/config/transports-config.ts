@@ -10,8 +10,9 @@ export type TransportsConfig = Readonly<Record<string, unknown>>;
  * the field (a strict object); `${env:NAME}` works in any string but `…Ref` fields.
  */
 export function transportsConfigSchema(plugins: readonly TransportPlugin[]): z.ZodType<TransportsConfig> {
-  const kinds = plugins.map((plugin) => plugin.kind);
+  // An implicit transport (http) comes without asking; the agent still needs one to listen on.
+  const listening = plugins.filter((plugin) => !plugin.implicit).map((plugin) => plugin.kind);
   return z
     .strictObject(Object.fromEntries(plugins.map((plugin) => [plugin.kind, plugin.configSchema.optional()])))
-    .refine((value) => Object.values(value).some((v) => v !== undefined), `at least one transport (${kinds.join(', ')}) is required`);
+    .refine((value) => listening.some((kind) => value[kind] !== undefined), `at least one transport (${listening.join(', ')}) is required`);
 }

@@ -21,8 +21,8 @@ export interface BuildAgentOptions {
   /** Per-process state the transports of several agents share, keyed by kind (the memory bus). Default: this agent's own. */
   readonly shared?: Map<string, unknown>;
   readonly env?: NodeJS.ProcessEnv;
-  /** The process's session API ingress and this agent's remote nodes: the agent gets the `http` transport. */
-  readonly http?: TransportContext['http'];
+  /** This agent's remote nodes, which transports that call them (http) are given. */
+  readonly remoteNodes?: TransportContext['remoteNodes'];
   /** Answers handlers' approval prompts (the session API). */
   readonly approvals?: ApprovalGate;
 }
@@ -76,7 +76,7 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
       ...(options.metrics ? { metrics: options.metrics } : {}),
       resolveSecret: (ref) => secrets.resolve(ref, config.dir),
       shared: options.shared ?? new Map(),
-      ...(options.http ? { http: options.http } : {}),
+      ...(options.remoteNodes ? { remoteNodes: options.remoteNodes } : {}),
     }),
     peers: peerEntries,
     permissions: agent.value.permissions ?? {},

@@ -30,9 +30,10 @@ export interface DaemonOptions {
 }
 
 /**
- * Loads each agent's config directory, starts the agents (agents on the memory transport
- * share one in-process bus; every agent also gets the \`http\` transport to call remote nodes; the session API hands
- * requests to each agent's inbound port) and one HTTP server
+ * Loads each agent's config directory, starts the agents with the transports the
+ * `transports` plug-ins create (agents on the memory transport share one in-process bus;
+ * every agent gets the implicit `http` transport to call remote nodes; the session API
+ * hands requests to each agent's inbound port) and one HTTP server
  * for the process: /healthz, /readyz, /metrics with every agent's series, and the
  * token-protected session and remote-node API (docs/remote-nodes.md).
  */
@@ -55,8 +56,7 @@ export async function startDaemon(dirs: string | readonly string[], transports: 
     const remote = await remoteNodesOf(config, secrets);
     // The first agent's node store serves the remote-node API of the process.
     remoteRoutes ??= remote.routes;
-    const http = { resolver: remote.resolver };
-    const built = await buildAgent(config, { logger, env, shared, metrics: metrics.forAgent(config.agent.value.agent.id), http, approvals: sessions.manager.prompts });
+    const built = await buildAgent(config, { logger, env, shared, metrics: metrics.forAgent(config.agent.value.agent.id), remoteNodes: remote.resolver, approvals: sessions.manager.prompts });
     sessions.manager.attach({ port: built.node.inbound, ...defaultCapabilityOf(config) });
     agents.push(built);
   }

@@ -15,8 +15,8 @@ export interface TransportContext {
   readonly resolveSecret: (ref: string) => Promise<SecretValue>;
   /** Agents of one process share it (the memory transport's in-process bus lives here). */
   readonly shared: Map<string, unknown>;
-  /** Set by the daemon and the CLI: every agent also gets the `http` transport, to call remote nodes (`resolver`). */
-  readonly http?: { readonly resolver: RemoteNodeResolver };
+  /** The agent's remote nodes, for transports that call them (http). */
+  readonly remoteNodes?: RemoteNodeResolver;
 }
 
 /**
@@ -27,14 +27,11 @@ export async function transportsFromConfig(config: TransportsConfig, plugins: re
   for (const kind of Object.keys(config)) transportPluginOf(plugins, kind);
   const transports: RpcTransport[] = [];
   for (const plugin of plugins) {
-    const section = config[plugin.kind];
+    const section = config[plugin.kind] ?? (plugin.implicit ? {} : undefined);
     if (section === undefined) continue;
-    const { agentId, clientId, resolveSecret, shared } = context;
-    transports.push(await plugin.create(section, { agentId, clientId, resolveSecret, shared, logger: context.logger.child({ transport: plugin.kind }), metrics: context.metrics ?? noMetrics }));
-  }
-  if (context.http) {
-    const { httpTransport } = await import('../../transports/http/index.js');
-    transports.push(httpTransport({ resolver: context.http.resolver, logger: context.logger.child({ transport: 'http' }) }));
+    const { agentId, clientId, resolveSecret, shared, remoteNodes } = context;
+    const logger = context.logger.child({ transport: plugin.kind });
+    transports.push(await plugin.create(section, { agentId, clientId, resolveSecret, shared, logger, metrics: context.metrics ?? noMetrics, ...(remoteNodes ? { remoteNodes } : {}) }));
   }
   return transports;
 }

@@ -37,7 +37,7 @@ const errorOf = (yaml: string): string => {
 
 describe('transport plug-ins', () => {
   it('transports - the built-in list has one plug-in per kind, each kind a replyTo scheme', () => {
-    expect(checkTransportPlugins(builtinTransports).map((plugin) => plugin.kind)).toEqual(['memory', 'nats', 'kafka']);
+    expect(checkTransportPlugins(builtinTransports).map((plugin) => plugin.kind)).toEqual(['memory', 'nats', 'kafka', 'http']);
     expect(() => checkTransportPlugins([memoryTransportPlugin, memoryTransportPlugin])).toThrow(/two transport plug-ins of kind memory/);
     expect(() => checkTransportPlugins([{ ...memoryTransportPlugin, kind: 'Mem' }])).toThrow(TypeError);
   });

@@ -1,18 +1,13 @@
 import { agentFileSchema } from '../../src/config/agent-file.js';
 import { capabilitiesFileSchema } from '../../src/config/capabilities-file.js';
 import { eventSourcesFileSchema } from '../../src/config/event-sources-file.js';
-import { peerRouteKinds, peersFileSchema } from '../../src/config/peers-file.js';
+import { peersFileSchema } from '../../src/config/peers-file.js';
 import { builtinTransports } from '../../transports/plugins.js';
 import type { ConfigReferenceInputs, TransportDoc } from './render-config-reference.js';
 
 /** Each transport plug-in's capabilities.yaml block and rpc-peers.yaml route fields. */
 function transportDocs(): TransportDoc[] {
-  const configured = new Map(builtinTransports.map((plugin) => [plugin.kind, plugin.configSchema]));
-  return peerRouteKinds(builtinTransports).map((route) => ({
-    kind: route.kind,
-    ...(configured.has(route.kind) ? { configSchema: configured.get(route.kind)! } : {}),
-    routeSchema: route.routeSchema,
-  }));
+  return builtinTransports.map((plugin) => ({ kind: plugin.kind, configSchema: plugin.configSchema, routeSchema: plugin.routeSchema }));
 }
 
 /** What docs/config-reference.md is generated from. */

@@ -1,1 +1,2 @@
 export { httpTransport, type HttpTransportOptions } from './http-transport.js';
+export { httpConfigSchema, httpRouteSchema, httpTransportPlugin, type HttpRouteConfig, type HttpTransportConfig } from './plugin.js';
