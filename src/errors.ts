@@ -27,7 +27,7 @@ export const RPC_ERROR_CODES = {
   EAGENTRPC_REMOTE_AGENT_FAILED: { retriable: false, summary: 'The remote agent ran and failed; the message is its own, details carry the session id.' },
   EAGENTRPC_CREDENTIAL_INVALID: { retriable: false, summary: 'A stored credential failed authenticated decryption: tampered, moved to another record, or sealed with another key.' },
   EAGENTRPC_MISSING_PACKAGE: { retriable: false, summary: 'An optional package the configured component needs is not installed.' },
-  EAGENTRPC_CONNECT_FAILED: { retriable: true, summary: 'The transport could not reach its broker within its connect timeout; the message names the servers and the last error.' },
+  EAGENTRPC_CONNECT_FAILED: { retriable: true, summary: 'The transport could not reach its broker (connect timeout or client retries exhausted); the message names the servers and the last error.' },
   EAGENTRPC_TRANSPORT_CLOSED: { retriable: true, summary: 'The transport was closed before or while the operation ran.' },
   EAGENTRPC_PUBLISH_FAILED: { retriable: true, summary: 'The transport could not publish the envelope.' },
   EAGENTRPC_DLQ_RECORD_NOT_FOUND: { retriable: false, summary: 'A requeue named a DLQ record the agent does not have.' },

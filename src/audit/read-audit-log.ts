@@ -1,5 +1,6 @@
 import { parseRecord, type AuditRecord } from './audit-record.js';
 import { JsonlLines } from './jsonl-lines.js';
+import { positiveInteger } from '../check-integer.js';
 
 export interface AuditReadFilter {
   /** Only records of this kind, e.g. `auth_check`. */
@@ -60,6 +61,6 @@ function checkFilter(path: string, filter: AuditReadFilter): { kind?: string; si
   if (sinceMs !== undefined && (typeof sinceMs !== 'number' || !Number.isFinite(sinceMs))) {
     throw new RangeError('readAuditLog: filter.since must be a valid Date or epoch milliseconds');
   }
-  if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1)) throw new RangeError('readAuditLog: filter.limit must be a positive integer');
+  if (limit !== undefined) positiveInteger(limit, 'readAuditLog: filter.limit');
   return { kind, sinceMs, limit };
 }

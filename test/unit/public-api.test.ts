@@ -1,17 +1,22 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Every entry point of package.json `exports`, as the source file its types come from. */
+/** Every entry point of package.json `exports` (a `*` pattern expanded over the folders it matches), as the source file its types come from. */
 function entryPoints(): Array<{ subpath: string; source: string }> {
   const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { exports: Record<string, { types: string }> };
-  return Object.entries(pkg.exports).map(([subpath, target]) => ({
-    subpath,
-    source: `${root}${target.types.replace(/^\.\/dist\//, '').replace(/\.d\.ts$/, '.ts')}`,
-  }));
+  const sourceOf = (types: string): string => `${root}${types.replace(/^\.\/dist\//, '').replace(/\.d\.ts$/, '.ts')}`;
+  return Object.entries(pkg.exports).flatMap(([subpath, target]) => {
+    if (!subpath.includes('*')) return [{ subpath, source: sourceOf(target.types) }];
+    const [before, after] = sourceOf(target.types).split('*') as [string, string];
+    return readdirSync(before, { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && existsSync(`${before}${entry.name}${after}`))
+      .map((entry) => ({ subpath: subpath.replace('*', entry.name), source: `${before}${entry.name}${after}` }))
+      .sort((a, b) => a.subpath.localeCompare(b.subpath));
+  });
 }
 
 /** `name (kind)` for each export, kinds from the compiler: a type-only export shows as such. */

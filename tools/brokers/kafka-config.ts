@@ -3,6 +3,21 @@ import { randomBytes } from 'node:crypto';
 export interface KafkaPorts {
   readonly broker: number;
   readonly controller: number;
+  /** A SASL_PLAINTEXT listener (PLAIN), when the broker is started with SASL users. */
+  readonly sasl?: number;
+}
+
+/** SASL/PLAIN users of the SASL listener: user name → password. */
+export type KafkaSaslUsers = Readonly<Record<string, string>>;
+
+/** The extra listener and its JAAS users; the brokers still talk to each other in PLAINTEXT. */
+function saslSettings(port: number, users: KafkaSaslUsers): Record<string, string> {
+  const entries = Object.entries(users).map(([user, password]) => `user_${user}="${password.replace(/["\\]/g, '\\$&')}"`);
+  return {
+    'sasl.enabled.mechanisms': 'PLAIN',
+    'listener.name.sasl_plaintext.sasl.enabled.mechanisms': 'PLAIN',
+    'listener.name.sasl_plaintext.plain.sasl.jaas.config': `org.apache.kafka.common.security.plain.PlainLoginModule required ${entries.join(' ')};`,
+  };
 }
 
 /**
@@ -18,16 +33,18 @@ export function randomClusterId(): string {
 }
 
 /** server.properties for one node that is both broker and KRaft controller. */
-export function serverProperties(ports: KafkaPorts, logDir: string, extra: Readonly<Record<string, string>> = {}): string {
+export function serverProperties(ports: KafkaPorts, logDir: string, extra: Readonly<Record<string, string>> = {}, saslUsers?: KafkaSaslUsers): string {
+  const sasl = ports.sasl !== undefined && saslUsers !== undefined ? ports.sasl : undefined;
+  const saslListener = sasl === undefined ? '' : `,SASL_PLAINTEXT://127.0.0.1:${sasl}`;
   const settings: Record<string, string> = {
     'process.roles': 'broker,controller',
     'node.id': '1',
     'controller.quorum.voters': `1@127.0.0.1:${ports.controller}`,
-    listeners: `PLAINTEXT://127.0.0.1:${ports.broker},CONTROLLER://127.0.0.1:${ports.controller}`,
-    'advertised.listeners': `PLAINTEXT://127.0.0.1:${ports.broker}`,
+    listeners: `PLAINTEXT://127.0.0.1:${ports.broker},CONTROLLER://127.0.0.1:${ports.controller}${saslListener}`,
+    'advertised.listeners': `PLAINTEXT://127.0.0.1:${ports.broker}${saslListener}`,
     'controller.listener.names': 'CONTROLLER',
     'inter.broker.listener.name': 'PLAINTEXT',
-    'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
+    'listener.security.protocol.map': `PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT${sasl === undefined ? '' : ',SASL_PLAINTEXT:SASL_PLAINTEXT'}`,
     'log.dirs': logDir,
     // One node: internal topics cannot have more replicas than that.
     'offsets.topic.replication.factor': '1',
@@ -53,6 +70,7 @@ export function serverProperties(ports: KafkaPorts, logDir: string, extra: Reado
     'log.cleaner.threads': '1',
     // The default 128 MiB dedupe buffer would take a quarter of the small heap.
     'log.cleaner.dedupe.buffer.size': '8388608',
+    ...(sasl === undefined ? {} : saslSettings(sasl, saslUsers!)),
     ...extra,
   };
   const lines = Object.entries(settings).map(([key, value]) => `${key}=${value}`);

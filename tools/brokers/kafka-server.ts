@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePorts } from './free-port.js';
 import { classArchiveFlags, sharedArchiveFlags } from './kafka-class-archive.js';
-import { log4jProperties, randomClusterId, serverProperties, type KafkaPorts } from './kafka-config.js';
+import { log4jProperties, randomClusterId, serverProperties, type KafkaPorts, type KafkaSaslUsers } from './kafka-config.js';
 import { ensureKafkaJars, kafkaHome, type KafkaJarsOptions } from './kafka-jars.js';
 import { probeKafka } from './kafka-probe.js';
 import { findExecutable, spawnManaged, withLogTail, type ManagedProcess } from './managed-process.js';
@@ -37,11 +37,15 @@ export interface KafkaServerOptions extends KafkaJarsOptions {
   readonly classDataSharing?: boolean;
   /** How long to wait for the broker to answer (default 120 s). */
   readonly startTimeoutMs?: number;
+  /** Also listen with SASL_PLAINTEXT (mechanism PLAIN) for these users, on a free port (`saslBrokers`). */
+  readonly saslUsers?: KafkaSaslUsers;
 }
 
 export interface KafkaServerHandle {
   /** Bootstrap servers for kafkajs: `['127.0.0.1:<port>']`. */
   readonly brokers: string[];
+  /** Bootstrap servers of the SASL_PLAINTEXT listener, when started with `saslUsers`. */
+  readonly saslBrokers: string[] | undefined;
   readonly brokerPort: number;
   readonly controllerPort: number;
   /** Pid of the current JVM (changes on restart). */
@@ -93,7 +97,7 @@ export async function startKafkaServer(options: KafkaServerOptions = {}): Promis
     });
 
   const format = async (): Promise<void> => {
-    writeFileSync(propertiesFile, serverProperties(ports, logDir, options.properties));
+    writeFileSync(propertiesFile, serverProperties(ports, logDir, options.properties, options.saslUsers));
     // --ignore-formatted: a caller-provided logDir may already hold this cluster's data.
     const archive = options.classDataSharing === false ? [] : sharedArchiveFlags(home, java);
     const tool = await runJava('kafka.tools.StorageTool', ['format', '-t', clusterId, '-c', propertiesFile, '--ignore-formatted'], archive);
@@ -138,6 +142,7 @@ export async function startKafkaServer(options: KafkaServerOptions = {}): Promis
   };
   return {
     brokers: [`127.0.0.1:${ports.broker}`],
+    saslBrokers: ports.sasl === undefined ? undefined : [`127.0.0.1:${ports.sasl}`],
     brokerPort: ports.broker,
     controllerPort: ports.controller,
     get pid() {
@@ -160,9 +165,9 @@ export async function startKafkaServer(options: KafkaServerOptions = {}): Promis
 }
 
 async function choosePorts(options: KafkaServerOptions): Promise<KafkaPorts> {
-  const [broker, controller] = await freePorts(2);
+  const [broker, controller, sasl] = await freePorts(options.saslUsers ? 3 : 2);
   if (broker === undefined || controller === undefined) throw new Error('no free ports');
-  return { broker: options.brokerPort ?? broker, controller: options.controllerPort ?? controller };
+  return { broker: options.brokerPort ?? broker, controller: options.controllerPort ?? controller, ...(options.saslUsers ? { sasl } : {}) };
 }
 
 function readClusterId(logDir: string): string | undefined {

@@ -1,6 +1,15 @@
 import type { Admin, Producer, TopicMessages } from 'kafkajs';
+import { backoffDelay, type BackoffPolicy } from '../../src/backoff.js';
 import { RpcError } from '../../src/errors.js';
 import type { OutboundMessage } from '../../src/transport.js';
+
+/**
+ * Creating a topic on a broker that has just started can fail with a retriable error
+ * while the new topic's metadata spreads (UNKNOWN_TOPIC_OR_PARTITION during the wait for
+ * leaders); kafkajs gives up on it at once, so it is tried again here.
+ */
+const CREATE_TOPIC_RETRY: BackoffPolicy = { initialMs: 100, maxMs: 2_000 };
+const CREATE_TOPIC_ATTEMPTS = 5;
 
 interface Pending {
   topic: string;
@@ -34,16 +43,25 @@ export class KafkaPublisher {
     let ready = this.topics.get(topic);
     if (!ready) {
       const numPartitions = ephemeral ? 1 : this.settings.partitions;
-      ready = this.admin.createTopics({ topics: [{ topic, numPartitions, replicationFactor: this.settings.replicationFactor }], waitForLeaders: true }).then(
-        () => undefined,
-        (cause: unknown) => {
-          throw new RpcError('EAGENTRPC_BROKER_SETUP_FAILED', `kafka: creating topic ${topic} failed: ${(cause as Error)?.message ?? String(cause)}`, { cause, details: { topic } });
-        },
-      );
+      ready = this.createTopic(topic, numPartitions);
       ready.catch(() => this.topics.delete(topic));
       this.topics.set(topic, ready);
     }
     return ready;
+  }
+
+  private async createTopic(topic: string, numPartitions: number): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.admin.createTopics({ topics: [{ topic, numPartitions, replicationFactor: this.settings.replicationFactor }], waitForLeaders: true });
+        return;
+      } catch (cause) {
+        if ((cause as { retriable?: unknown }).retriable !== true || attempt >= CREATE_TOPIC_ATTEMPTS) {
+          throw new RpcError('EAGENTRPC_BROKER_SETUP_FAILED', `kafka: creating topic ${topic} failed: ${(cause as Error)?.message ?? String(cause)}`, { cause, details: { topic } });
+        }
+        await new Promise((resolve) => setTimeout(resolve, backoffDelay(CREATE_TOPIC_RETRY, attempt)));
+      }
+    }
   }
 
   publish(topic: string, message: OutboundMessage): Promise<void> {

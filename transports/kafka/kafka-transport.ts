@@ -56,10 +56,18 @@ class KafkaTransport extends TransportBase {
       clientId,
       logLevel: module.logLevel.NOTHING,
     });
-    this.producer = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
-    this.admin = this.kafka.admin();
-    await Promise.all([this.producer.connect(), this.admin.connect()]);
-    this.publisher = new KafkaPublisher(this.producer, this.admin, this.options);
+    const producer = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+    const admin = this.kafka.admin();
+    try {
+      await Promise.all([producer.connect(), admin.connect()]);
+    } catch (cause) {
+      // Refused credentials or TLS, nothing listening: kafkajs has retried already.
+      await Promise.allSettled([producer.disconnect(), admin.disconnect()]);
+      const { name, message } = cause as Error;
+      throw new RpcError('EAGENTRPC_CONNECT_FAILED', `could not connect to Kafka (${brokers.join(', ')}): ${name}: ${message}`, { cause, details: { brokers } });
+    }
+    [this.producer, this.admin] = [producer, admin];
+    this.publisher = new KafkaPublisher(producer, admin, this.options);
   }
 
   async publish(topic: string, message: OutboundMessage): Promise<void> {

@@ -92,7 +92,7 @@ class NatsTransport extends TransportBase {
         this.reconnectAttempts = 0;
         this.options.metrics.transportReconnected?.('nats');
       }
-      if (status.type !== 'reconnecting' && this.logger.isLevelEnabled('info')) this.logger.info({ transport: 'nats', status: status.type, data: String(status.data) }, 'nats connection status');
+      if (this.logger.isLevelEnabled('info')) this.logger.info({ transport: 'nats', status: status.type, data: String(status.data) }, 'nats connection status');
     }
   }
 
