@@ -2,22 +2,29 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentProcess } from '../support/agent-process-client.js';
 import { until } from '../support/fleet.js';
-import { KafkaTestServer } from '../support/kafka-target.js';
-import { NatsTestServer } from '../support/nats-target.js';
+import { runKafka } from '../support/kafka-target.js';
+import { runNats } from '../support/nats-target.js';
 import type { TransportSpec } from '../support/transport-spec.js';
 
+/** Where the agents of one block meet: a transport spec, and for Kafka a tenant of the block's own. */
 interface Broker {
-  start(): Promise<void>;
-  stop(): Promise<void>;
-  spec(): TransportSpec;
+  start(): Promise<{ transport: TransportSpec; tenantId?: string }>;
 }
 
-const nats = new NatsTestServer();
-const kafka = new KafkaTestServer();
+// Each block gets its own subject prefix or tenant on the run's brokers; Kafka starts only
+// when its block begins.
 const brokers: Array<[string, Broker]> = [
-  ['nats', { start: () => nats.start(), stop: () => nats.stop(), spec: () => ({ kind: 'nats', servers: nats.url }) }],
-  ['nats durable', { start: () => nats.start(), stop: () => nats.stop(), spec: () => ({ kind: 'nats', servers: nats.url, durable: true }) }],
-  ['kafka', { start: () => kafka.start(), stop: () => kafka.stop(), spec: () => ({ kind: 'kafka', brokers: kafka.brokers }) }],
+  ['nats', { start: async () => ({ transport: (await runNats()).spec() }) }],
+  ['nats durable', { start: async () => ({ transport: (await runNats()).spec({ durable: true }) }) }],
+  [
+    'kafka',
+    {
+      start: async () => {
+        const kafka = await runKafka();
+        return { transport: kafka.spec(), tenantId: kafka.tenantId };
+      },
+    },
+  ],
 ];
 
 // Every envelope between the processes is HMAC-signed and verified: the transports carry
@@ -28,20 +35,19 @@ const signed = { keys: sharedKey, signingKeyId: 'fleet-1' };
 describe.each(brokers)('cross-process over %s', (_name, broker) => {
   let alpha: AgentProcess;
   let beta: AgentProcess;
+  let place: Awaited<ReturnType<Broker['start']>>;
 
   beforeAll(async () => {
-    await broker.start();
-    const transport = broker.spec();
+    place = await broker.start();
     [alpha, beta] = await Promise.all([
-      AgentProcess.start({ id: 'alpha', transport, peers: ['beta'], hmac: signed }),
-      AgentProcess.start({ id: 'beta', transport, peers: ['alpha'], hmac: signed }),
+      AgentProcess.start({ id: 'alpha', ...place, peers: ['beta'], hmac: signed }),
+      AgentProcess.start({ id: 'beta', ...place, peers: ['alpha'], hmac: signed }),
     ]);
   }, 120_000);
 
   afterAll(async () => {
     expect(await alpha?.stop()).toBe(0);
     expect(await beta?.stop()).toBe(0);
-    await broker.stop();
   }, 60_000);
 
   it('cross-process - a sync call is answered by the other process', async () => {
@@ -81,7 +87,7 @@ describe.each(brokers)('cross-process over %s', (_name, broker) => {
   it('cross-process - a process signing with a key the receiver does not hold is refused with a typed error', async () => {
     // gamma can verify beta's answers (it holds the fleet key) but signs with a key beta lacks.
     const keys = { ...sharedKey, 'gamma-own': randomBytes(32).toString('hex') };
-    const gamma = await AgentProcess.start({ id: 'gamma', transport: broker.spec(), peers: ['beta'], hmac: { keys, signingKeyId: 'gamma-own' } });
+    const gamma = await AgentProcess.start({ id: 'gamma', ...place, peers: ['beta'], hmac: { keys, signingKeyId: 'gamma-own' } });
     try {
       const result = await gamma.call({ to: 'beta', capability: 'echo', payload: 'let me in', timeoutMs: 20_000 });
       expect(result).toMatchObject({ status: 'error', error: { code: 'EAGENTRPC_AUTH_REJECTED', details: { reason: 'unknown-key' } } });

@@ -4,29 +4,29 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../tools/brokers/free-port.js';
 import { DaemonProcess } from '../support/daemon-process.js';
-import { KafkaTestServer } from '../support/kafka-target.js';
+import { runKafka } from '../support/kafka-target.js';
 import { runCliProcess } from '../support/run-cli-process.js';
+import { scopeConfig } from '../support/scoped-config.js';
 
-const kafka = new KafkaTestServer();
+const kafka = await runKafka();
 const configDir = mkdtempSync(join(tmpdir(), 'daemon-kafka-'));
 let env: NodeJS.ProcessEnv;
 let daemon: DaemonProcess;
 
 beforeAll(async () => {
-  await kafka.start();
   cpSync(new URL('../fixtures/config/echo-nats', import.meta.url).pathname, configDir, { recursive: true });
   for (const file of ['capabilities.yaml', 'rpc-peers.yaml']) {
     const path = join(configDir, file);
     const text = readFileSync(path, 'utf8').replace('nats: { servers: "${env:NATS_URL}" }', 'kafka: { brokers: ["${env:KAFKA_BROKERS}"] }').replace('kind: nats', 'kind: kafka');
     writeFileSync(path, text);
   }
+  scopeConfig(configDir, { tenantId: kafka.tenantId });
   env = { KAFKA_BROKERS: kafka.brokers[0]!, AGENT_DATA_DIR: join(configDir, 'data'), AGENT_HTTP_PORT: '0' };
   daemon = await DaemonProcess.start(configDir, env, await freePort());
 }, 180_000);
 afterAll(async () => {
   daemon?.signal('SIGTERM');
   await daemon?.exited;
-  await kafka.stop();
 }, 60_000);
 
 describe('agent-rpc serve and the operator commands, on real Kafka', () => {

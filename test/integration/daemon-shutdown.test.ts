@@ -1,33 +1,33 @@
 import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { AgentNode } from '../../src/rpc/agent-node.js';
 import { freePort } from '../../tools/brokers/free-port.js';
 import { natsTransport } from '../../transports/nats/index.js';
 import { DaemonProcess } from '../support/daemon-process.js';
-import { NatsTestServer } from '../support/nats-target.js';
+import { runNats } from '../support/nats-target.js';
+import { scopeConfig } from '../support/scoped-config.js';
 
-const nats = new NatsTestServer();
+const nats = await runNats();
 const configDir = mkdtempSync(join(tmpdir(), 'shutdown-config-'));
 
 beforeAll(async () => {
-  await nats.start();
   cpSync(new URL('../fixtures/config/echo-nats', import.meta.url).pathname, configDir, { recursive: true });
   // Durable inboxes, and few handlers at once so that most requests wait in the broker.
   const capabilities = join(configDir, 'capabilities.yaml');
   writeFileSync(capabilities, readFileSync(capabilities, 'utf8').replace('nats: { servers: "${env:NATS_URL}" }', 'nats: { servers: "${env:NATS_URL}", durable: true }'));
   const agent = join(configDir, 'agent.yaml');
   writeFileSync(agent, readFileSync(agent, 'utf8').replace('limits: { drainTimeoutMs: 10000 }', 'limits: { drainTimeoutMs: 10000, concurrency: 2, maxInflight: 3 }'));
+  scopeConfig(configDir, { natsSubjectPrefix: nats.subjectPrefix });
 }, 60_000);
-afterAll(() => nats.stop());
 
 describe('graceful shutdown under load', () => {
   it('shutdown - SIGTERM during load: every accepted request is answered, before the stop or after the restart', async () => {
     const env = { NATS_URL: nats.url, AGENT_DATA_DIR: join(configDir, 'data') };
     const port = await freePort();
     let daemon = await DaemonProcess.start(configDir, env, port);
-    const caller = new AgentNode({ id: 'load', transports: [natsTransport({ servers: nats.url })], peers: [{ id: 'echo-agent', routes: [{ kind: 'nats' }] }] });
+    const caller = new AgentNode({ id: 'load', transports: [natsTransport(nats.options)], peers: [{ id: 'echo-agent', routes: [{ kind: 'nats' }] }] });
     await caller.start();
     try {
       let signalled = false;

@@ -6,24 +6,24 @@ import { AgentNode } from '../../src/rpc/agent-node.js';
 import { freePort } from '../../tools/brokers/free-port.js';
 import { natsTransport } from '../../transports/nats/index.js';
 import { DaemonProcess } from '../support/daemon-process.js';
-import { NatsTestServer } from '../support/nats-target.js';
+import { runNats } from '../support/nats-target.js';
 import { runCliProcess } from '../support/run-cli-process.js';
+import { copyScopedConfig, scopeConfig } from '../support/scoped-config.js';
 import { until } from '../support/fleet.js';
 
-const nats = new NatsTestServer();
+const nats = await runNats();
 const configDir = mkdtempSync(join(tmpdir(), 'daemon-config-'));
 let env: NodeJS.ProcessEnv;
 let daemon: DaemonProcess;
 
 beforeAll(async () => {
-  await nats.start();
   cpSync(new URL('../fixtures/config/echo-nats', import.meta.url).pathname, configDir, { recursive: true });
+  scopeConfig(configDir, { natsSubjectPrefix: nats.subjectPrefix });
   env = { NATS_URL: nats.url, AGENT_DATA_DIR: join(configDir, 'data'), AGENT_HTTP_PORT: '0' };
   daemon = await DaemonProcess.start(configDir, env, await freePort());
 }, 90_000);
 afterAll(async () => {
   daemon?.signal('SIGKILL');
-  await nats.stop();
 });
 
 describe('agent-rpc serve and the operator commands, on real NATS', () => {
@@ -73,7 +73,7 @@ describe('agent-rpc serve and the operator commands, on real NATS', () => {
   });
 
   it('daemon - $requeue refuses callers other than the agent operator tool', async () => {
-    const stranger = new AgentNode({ id: 'stranger', transports: [natsTransport({ servers: nats.url })], peers: [{ id: 'echo-agent', routes: [{ kind: 'nats' }] }] });
+    const stranger = new AgentNode({ id: 'stranger', transports: [natsTransport(nats.options)], peers: [{ id: 'echo-agent', routes: [{ kind: 'nats' }] }] });
     await stranger.start();
     try {
       const result = await stranger.requestAgent({ to: 'echo-agent', capability: '$requeue', payload: { id: 'x' } });
@@ -93,13 +93,13 @@ describe('agent-rpc serve and the operator commands, on real NATS', () => {
   });
 
   it('daemon - the example fleet on NATS: two agents in one serve process answer a CLI call with a nested call', async () => {
-    const examples = new URL('../../examples/fleet-nats/', import.meta.url).pathname;
+    const example = (name: string): string => copyScopedConfig(new URL(`../../examples/fleet-nats/${name}`, import.meta.url).pathname, { natsSubjectPrefix: nats.subjectPrefix });
     const port = await freePort();
     const fleetEnv = { NATS_URL: nats.url, HOSTNAME: 'it-1', HTTP_PORT: String(port), AGENT_DATA_DIR: join(configDir, 'fleet-data') };
-    const fleet = await DaemonProcess.start([`${examples}pr-reviewer`, `${examples}linter`], fleetEnv, port);
+    const fleet = await DaemonProcess.start([example('pr-reviewer'), example('linter')], fleetEnv, port);
     try {
       const payload = JSON.stringify({ prUrl: 'pull/7', files: ['a.ts', 'b.js'] });
-      const run = await runCliProcess(['call', 'agent://pr-reviewer', 'review-pr', '--payload', payload, '--config', `${examples}frontdesk`], fleetEnv);
+      const run = await runCliProcess(['call', 'agent://pr-reviewer', 'review-pr', '--payload', payload, '--config', example('frontdesk')], fleetEnv);
       expect(JSON.parse(run.stdout)).toMatchObject({ status: 'ok', response: { verdict: 'request-changes', warnings: 1 } });
     } finally {
       fleet.signal('SIGTERM');
@@ -108,7 +108,7 @@ describe('agent-rpc serve and the operator commands, on real NATS', () => {
   }, 60_000);
 
   it('daemon - SIGTERM lets the in-flight handler answer, then exits 0', async () => {
-    const caller = new AgentNode({ id: 'tester', transports: [natsTransport({ servers: nats.url })], peers: [{ id: 'echo-agent', routes: [{ kind: 'nats' }] }] });
+    const caller = new AgentNode({ id: 'tester', transports: [natsTransport(nats.options)], peers: [{ id: 'echo-agent', routes: [{ kind: 'nats' }] }] });
     await caller.start();
     try {
       let signalled = false;

@@ -1,28 +1,26 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedisServer, type RedisServerHandle } from '../../tools/brokers/redis-server.js';
 import { AgentProcess } from '../support/agent-process-client.js';
 import type { AgentProcessConfig } from '../support/agent-process.js';
-import { NatsTestServer } from '../support/nats-target.js';
+import { runNats } from '../support/nats-target.js';
+import { runRedis } from '../support/redis-target.js';
 
 // Agent processes on one NATS server; every hop of a flow crosses a node, most cross a
 // process. a1..a6 run one process each and a7..a11 share theirs with a2..a6; r, x and y
 // count whole flows in a shared Redis; `late` runs six minutes ahead; p and q allow a
 // high call rate so the total limit is the one that fires.
-const nats = new NatsTestServer();
-let redis: RedisServerHandle;
+const nats = await runNats();
+const redis = await runRedis();
 const ids = Array.from({ length: 11 }, (_, i) => `a${i + 1}`);
 const processes = new Map<string, AgentProcess>();
 const SIX_MINUTES = 6 * 60_000;
 
 beforeAll(async () => {
-  await nats.start();
-  redis = await startRedisServer();
-  const transport = { kind: 'nats' as const, servers: nats.url };
+  const transport = nats.spec();
   const peers = [...ids, 'r', 'x', 'y', 'late', 'p', 'q'];
   const configs: AgentProcessConfig[] = [
     { id: 'a1', transport, peers },
     ...[2, 3, 4, 5, 6].map((n) => ({ id: `a${n}`, alsoIds: [`a${n + 5}`], transport, peers })),
-    ...['r', 'x', 'y'].map((id) => ({ id, transport, peers, guardStoreUrl: redis.url })),
+    ...['r', 'x', 'y'].map((id) => ({ id, transport, peers, guardStoreUrl: redis.url, guardStoreKeyPrefix: redis.keyPrefix })),
     { id: 'late', transport, peers, clockOffsetMs: SIX_MINUTES },
     ...['p', 'q'].map((id) => ({ id, transport, peers, guard: { maxCallsPerMinute: 1_000 } })),
   ];
@@ -31,8 +29,6 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(async () => {
   for (const agent of processes.values()) expect(await agent.stop()).toBe(0);
-  await redis?.stop();
-  await nats.stop();
 }, 60_000);
 
 const entry = (id: string) => processes.get(id)!;

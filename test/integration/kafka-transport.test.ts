@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { Kafka, logLevel } from 'kafkajs';
 import { RpcError } from '../../src/errors.js';
 import { AgentNode } from '../../src/rpc/agent-node.js';
@@ -8,24 +8,22 @@ import type { RpcTransport } from '../../src/transport.js';
 import { kafkaTransport } from '../../transports/kafka/index.js';
 import { isRpcErrorWithCode } from '../support/assertions.js';
 import { Collector } from '../support/collector.js';
-import { KafkaTestServer } from '../support/kafka-target.js';
+import { runKafka } from '../support/kafka-target.js';
 
-const server = new KafkaTestServer();
+const kafka = await runKafka();
 const opened: RpcTransport[] = [];
 const topic = (): string => `it.${randomUUID().slice(0, 8)}`;
 const bytes = (s: string): Uint8Array => Buffer.from(s);
 const text = (b: Uint8Array): string => Buffer.from(b).toString();
 
 async function open(): Promise<RpcTransport> {
-  const transport = await server.transport({ clientId: 'kafka-it' });
+  const transport = await kafka.transport({ clientId: 'kafka-it' });
   opened.push(transport);
   return transport;
 }
 
-beforeAll(() => server.start(), 120_000);
 afterAll(async () => {
   for (const transport of opened) await transport.close();
-  await server.stop();
 }, 60_000);
 
 describe('kafka - at-least-once', () => {
@@ -78,13 +76,13 @@ describe('kafka - at-least-once', () => {
 
 describe('kafka - topics and options', () => {
   it('kafka - topics are created on demand with the configured partitions; ephemeral (reply) topics get one', async () => {
-    const transport = kafkaTransport({ brokers: server.brokers, partitions: 4 });
+    const transport = kafkaTransport({ brokers: kafka.brokers, partitions: 4 });
     opened.push(transport);
     const requests = `${topic()}.requests`;
     const replies = `${topic()}.responses.instance-1`;
     await transport.subscribe(requests, new Collector({ autoAck: true }).handler, { group: 'g' });
     await transport.publish(replies, { body: bytes('x'), ephemeral: true });
-    const admin = new Kafka({ brokers: server.brokers, logLevel: logLevel.NOTHING }).admin();
+    const admin = new Kafka({ brokers: kafka.brokers, logLevel: logLevel.NOTHING }).admin();
     await admin.connect();
     const metadata = await admin.fetchTopicMetadata({ topics: [requests, replies] });
     await admin.disconnect();
@@ -95,12 +93,12 @@ describe('kafka - topics and options', () => {
   it('kafka - replies on a custom topics.responses get one partition: the reply topic is ephemeral by intent, not by name', async () => {
     const suffix = randomUUID().slice(0, 8);
     const [workerId, responses] = [`worker-${suffix}`, `custom.replies.${suffix}`];
-    const worker = new AgentNode({ id: workerId, transports: [kafkaTransport({ brokers: server.brokers })] });
+    const worker = new AgentNode({ id: workerId, transports: [kafkaTransport({ brokers: kafka.brokers })] });
     const caller = new AgentNode({
       id: `caller-${suffix}`,
       instanceId: 'i1',
       topics: { responses },
-      transports: [kafkaTransport({ brokers: server.brokers, partitions: 3 })],
+      transports: [kafkaTransport({ brokers: kafka.brokers, partitions: 3 })],
       peers: [{ id: workerId, routes: [{ kind: 'kafka' }] }],
     });
     worker.handle('echo', (input) => input);
@@ -112,7 +110,7 @@ describe('kafka - topics and options', () => {
       await caller.close();
       await worker.close();
     }
-    const admin = new Kafka({ brokers: server.brokers, logLevel: logLevel.NOTHING }).admin();
+    const admin = new Kafka({ brokers: kafka.brokers, logLevel: logLevel.NOTHING }).admin();
     await admin.connect();
     const metadata = await admin.fetchTopicMetadata({ topics: [`${responses}.i1`, `agents.${workerId}.requests`] });
     await admin.disconnect();
@@ -121,7 +119,7 @@ describe('kafka - topics and options', () => {
   }, 60_000);
 
   it('kafka - a missing kafkajs package is a typed EAGENTRPC_MISSING_PACKAGE error', async () => {
-    const transport = kafkaTransport({ brokers: server.brokers, loadModule: () => Promise.reject(new Error('Cannot find package')) });
+    const transport = kafkaTransport({ brokers: kafka.brokers, loadModule: () => Promise.reject(new Error('Cannot find package')) });
     expect(isRpcErrorWithCode(await transport.connect().catch((e: unknown) => e), 'EAGENTRPC_MISSING_PACKAGE')).toBe(true);
   });
 
@@ -139,11 +137,12 @@ describe('kafka - poison messages through the inbox', () => {
     // One partition: the poison message and the healthy ones share it.
     const worker = new AgentNode({
       id: 'worker',
-      transports: [kafkaTransport({ brokers: server.brokers, partitions: 1 })],
+      tenantId: kafka.tenantId,
+      transports: [kafkaTransport({ brokers: kafka.brokers, partitions: 1 })],
       topics: { requests },
       limits: { maxDeliveryAttempts: 3, retryDelayMs: 50 },
     });
-    const caller = new AgentNode({ id: 'caller', transports: [kafkaTransport({ brokers: server.brokers })], peers });
+    const caller = new AgentNode({ id: 'caller', tenantId: kafka.tenantId, transports: [kafkaTransport({ brokers: kafka.brokers })], peers });
     const attempts: number[] = [];
     worker.handle<string>('work', (input, ctx) => {
       if (input !== 'poison') return `done ${input}`;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { connect } from 'nats';
 import type { RpcTransport } from '../../src/transport.js';
 import { natsTransport } from '../../transports/nats/index.js';
@@ -8,25 +8,23 @@ import { AgentNode } from '../../src/rpc/agent-node.js';
 import { PeerTable } from '../../src/rpc/peer-table.js';
 import { Collector } from '../support/collector.js';
 import { gate, until } from '../support/fleet.js';
-import { NatsTestServer } from '../support/nats-target.js';
+import { runNats } from '../support/nats-target.js';
 import { PrometheusMetrics } from '../../src/observability/prometheus-metrics.js';
 
-const server = new NatsTestServer();
+const nats = await runNats();
 const opened: RpcTransport[] = [];
 const topic = (): string => `it.${randomUUID().slice(0, 8)}`;
 const bytes = (s: string): Uint8Array => Buffer.from(s);
 const text = (b: Uint8Array): string => Buffer.from(b).toString();
 
-async function open(options: Parameters<NatsTestServer['transport']>[0] = {}): Promise<RpcTransport> {
-  const transport = await server.transport(options);
+async function open(options: Parameters<typeof nats.transport>[0] = {}): Promise<RpcTransport> {
+  const transport = await nats.transport(options);
   opened.push(transport);
   return transport;
 }
 
-beforeAll(() => server.start(), 60_000);
 afterAll(async () => {
   for (const transport of opened) await transport.close();
-  await server.stop();
 });
 
 describe('nats - core', () => {
@@ -35,7 +33,7 @@ describe('nats - core', () => {
     const t = topic();
     const got = new Collector({ autoAck: true });
     await prod.subscribe(t, got.handler);
-    const raw = await connect({ servers: server.url });
+    const raw = await connect({ servers: nats.url });
     const seen: string[] = [];
     raw.subscribe(`prod.${t}`, { callback: (_e, msg) => seen.push(msg.string()) });
     await raw.flush();
@@ -61,7 +59,7 @@ describe('nats - core', () => {
   });
 
   it('nats - a missing nats package is a typed EAGENTRPC_MISSING_PACKAGE error', async () => {
-    const transport = natsTransport({ servers: server.url, loadModule: () => Promise.reject(new Error('Cannot find package')) });
+    const transport = natsTransport({ servers: nats.url, loadModule: () => Promise.reject(new Error('Cannot find package')) });
     const error = await transport.connect().catch((e: unknown) => e);
     expect(isRpcErrorWithCode(error, 'EAGENTRPC_MISSING_PACKAGE')).toBe(true);
   });
@@ -89,74 +87,6 @@ async function counterValue(metrics: PrometheusMetrics, name: string, labels: Re
   const metric = await metrics.registry.getSingleMetric(name)?.get();
   return metric?.values.find((v) => Object.entries(labels).every(([key, value]) => v.labels[key] === value))?.value ?? 0;
 }
-
-describe('nats - outage', () => {
-  /** Publishes while the server is down; each publish must settle typed, none may hang. */
-  async function publishDuringOutage(kill: () => Promise<void>, restart: () => Promise<void>, transport: RpcTransport, t: string) {
-    await kill();
-    const during = await Promise.all(
-      Array.from({ length: 20 }, (_, i) =>
-        transport.publish(t, { body: bytes(`during-${i}`), messageId: randomUUID() }).then(() => 'accepted', (e: unknown) => e),
-      ),
-    );
-    await restart();
-    for (const outcome of during) if (outcome !== 'accepted') expect(isRpcErrorWithCode(outcome, 'EAGENTRPC_PUBLISH_FAILED')).toBe(true);
-    return during.filter((r) => r === 'accepted').length;
-  }
-
-  it('nats - core: publishes during an outage settle typed; delivery resumes after restart', async () => {
-    const handle = server.handle;
-    if (!handle) return expect(process.env.NATS_URL, 'outage test needs our own server').toBeUndefined();
-    const [pub, sub] = [await open(), await open()];
-    const t = topic();
-    const got = new Collector({ autoAck: true });
-    await sub.subscribe(t, got.handler);
-    await publishDuringOutage(() => handle.kill(), () => handle.restart(), pub, t);
-    // Core NATS keeps nothing for a subscriber that is still reconnecting: probe until the
-    // subscription is back, then traffic flows again.
-    for (let i = 0; !got.deliveries.some((d) => text(d.body).startsWith('probe')); i++) {
-      await pub.publish(t, { body: bytes(`probe-${i}`) });
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(got.deliveries.length).toBeGreaterThan(0);
-  }, 60_000);
-
-  it('nats - a restarted server counts as one reconnect in agent_rpc_transport_reconnects_total', async () => {
-    const handle = server.handle;
-    if (!handle) return expect(process.env.NATS_URL, 'outage test needs our own server').toBeUndefined();
-    const metrics = new PrometheusMetrics({ processMetrics: false });
-    await open({ metrics: metrics.forAgent('watcher') });
-    const reconnects = (): Promise<number> => counterValue(metrics, 'agent_rpc_transport_reconnects_total', { agent: 'watcher', transport: 'nats' });
-    expect(await reconnects()).toBe(0);
-    await handle.restart();
-    await until(async () => (await reconnects()) === 1, 20_000);
-  }, 60_000);
-
-  it('nats - durable: every publish accepted during an outage is delivered after restart', async () => {
-    const handle = server.handle;
-    if (!handle) return expect(process.env.NATS_URL, 'outage test needs our own server').toBeUndefined();
-    const durable = { ackWaitMs: 2_000 };
-    const [pub, sub] = [await open({ durable }), await open({ durable })];
-    const t = topic();
-    const got = new Collector({ autoAck: true });
-    await sub.subscribe(t, got.handler, { group: 'g' });
-    await pub.publish(t, { body: bytes('before'), messageId: randomUUID() });
-    await got.waitFor(1);
-    const accepted = await publishDuringOutage(() => handle.kill(), () => handle.restart(), pub, t);
-    // Right after a restart JetStream may still be recovering: a publish can fail typed
-    // (a caller would retry, as here, with the same messageId).
-    const afterId = randomUUID();
-    for (;;) {
-      const outcome = await pub.publish(t, { body: bytes('after'), messageId: afterId }).then(() => 'accepted', (e: unknown) => e);
-      if (outcome === 'accepted') break;
-      expect(isRpcErrorWithCode(outcome, 'EAGENTRPC_PUBLISH_FAILED')).toBe(true);
-    }
-    // At least once: a message may arrive twice (an ack lost in the crash), none may be missing.
-    const bodies = (): Set<string> => new Set(got.deliveries.map((d) => text(d.body)));
-    await until(() => bodies().has('after') && bodies().size === 2 + accepted, 20_000);
-    expect(bodies().size).toBe(2 + accepted);
-  }, 60_000);
-});
 
 describe('nats - durable (JetStream)', () => {
   const durable = { ackWaitMs: 500, maxDeliver: 3 };
@@ -218,27 +148,14 @@ describe('nats - durable (JetStream)', () => {
     expect(text(deliveries[2]!.body)).toBe('stuck');
   });
 
-  it('nats - a stored message survives a server restart', async () => {
-    const handle = server.handle;
-    if (!handle) return expect(process.env.NATS_URL, 'restart test needs our own server').toBeUndefined();
-    const t = topic();
-    const publisher = await open({ durable });
-    await publisher.publish(t, { body: bytes('kept'), messageId: randomUUID() });
-    await handle.kill();
-    await handle.restart();
-    const consumer = await open({ durable });
-    const got = new Collector({ autoAck: true });
-    await consumer.subscribe(t, got.handler, { group: 'g' });
-    expect((await got.waitFor(1, 15_000)).map((d) => text(d.body))).toEqual(['kept']);
-  }, 60_000);
 });
 
 describe('nats - durable inbox end to end', () => {
   it('nats - a request whose handler outlives every redelivery is dead-lettered with max-deliver, the caller told', async () => {
     const durable = { ackWaitMs: 300, maxDeliver: 2 };
     const peers = new PeerTable([{ id: 'slow', routes: [{ kind: 'nats' }] }]);
-    const slow = new AgentNode({ id: 'slow', transports: [natsTransport({ servers: server.url, durable })], peers, limits: { retryDelayMs: 20 } });
-    const caller = new AgentNode({ id: 'caller', transports: [natsTransport({ servers: server.url, durable })], peers });
+    const slow = new AgentNode({ id: 'slow', transports: [natsTransport({ ...nats.options, durable })], peers, limits: { retryDelayMs: 20 } });
+    const caller = new AgentNode({ id: 'caller', transports: [natsTransport({ ...nats.options, durable })], peers });
     const release = gate();
     slow.handle('hang', () => release.promise);
     await slow.start();
@@ -260,8 +177,8 @@ describe('nats - durable inbox end to end', () => {
     const suffix = randomUUID().slice(0, 8);
     const [workerId, responses] = [`worker-${suffix}`, `custom.replies.${suffix}`];
     const peers = new PeerTable([{ id: workerId, routes: [{ kind: 'nats' }] }]);
-    const worker = new AgentNode({ id: workerId, transports: [natsTransport({ servers: server.url, durable })] });
-    const caller = new AgentNode({ id: `caller-${suffix}`, instanceId: 'i1', topics: { responses }, transports: [natsTransport({ servers: server.url, durable })], peers });
+    const worker = new AgentNode({ id: workerId, transports: [natsTransport({ servers: nats.url, durable })] });
+    const caller = new AgentNode({ id: `caller-${suffix}`, instanceId: 'i1', topics: { responses }, transports: [natsTransport({ servers: nats.url, durable })], peers });
     worker.handle('echo', (input) => input);
     await worker.start();
     await caller.start();
@@ -271,7 +188,7 @@ describe('nats - durable inbox end to end', () => {
       await caller.close();
       await worker.close();
     }
-    const nc = await connect({ servers: server.url });
+    const nc = await connect({ servers: nats.url });
     const jsm = await nc.jetstreamManager();
     const subjects: string[] = [];
     for await (const stream of jsm.streams.list()) subjects.push(...stream.config.subjects);

@@ -19,6 +19,8 @@ export interface AgentProcessConfig {
   readonly instanceId?: string;
   readonly transport: TransportSpec;
   readonly peers: readonly string[];
+  /** Every node of the process runs under this tenant (tenant-scoped topics), and so do its peers. */
+  readonly tenantId?: string;
   /** Persistent dedupe (survives a kill -9 of this process). */
   readonly sqlitePath?: string;
   /** `count` appends the request's messageId here: the side effect tests count. */
@@ -32,6 +34,8 @@ export interface AgentProcessConfig {
   readonly guard?: Partial<GuardLimits>;
   /** Whole-flow guard counts in this Redis (shared by every process given the same URL). */
   readonly guardStoreUrl?: string;
+  /** Key prefix in that Redis (the store's default when omitted). */
+  readonly guardStoreKeyPrefix?: string;
   /** This process's clock runs this far ahead: time passing, without waiting for it. */
   readonly clockOffsetMs?: number;
   /** More agents hosted in this process, each its own node with the same handlers and peers. */
@@ -70,7 +74,7 @@ function hmacFrom(settings: NonNullable<AgentProcessConfig['hmac']>): AuthProvid
 
 async function main(config: AgentProcessConfig): Promise<void> {
   const store = config.sqlitePath ? await SqliteIdempotencyStore.open({ path: config.sqlitePath }) : undefined;
-  const guardStore = config.guardStoreUrl ? await RedisFlowStore.connect({ url: config.guardStoreUrl }) : undefined;
+  const guardStore = config.guardStoreUrl ? await RedisFlowStore.connect({ url: config.guardStoreUrl, keyPrefix: config.guardStoreKeyPrefix }) : undefined;
   const node = await startAgent(config.id, config, store, guardStore);
   const others = await Promise.all((config.alsoIds ?? []).map((id) => startAgent(id, config, undefined, guardStore)));
   node.on('agent.rpc.response', (event) => send({ type: 'bus', name: 'agent.rpc.response', event: plain(event) }));
@@ -104,6 +108,7 @@ async function startAgent(id: string, config: AgentProcessConfig, store: SqliteI
   const node = new AgentNode({
     id,
     instanceId: config.instanceId,
+    ...(config.tenantId ? { tenantId: config.tenantId } : {}),
     transports: [transport],
     peers: config.peers.map((peer) => ({ id: peer, routes: [{ kind: transport.kind }] })),
     ...(store ? { idempotency: { store } } : {}),

@@ -1,33 +1,34 @@
-import { kafkaBrokersFromEnv, startKafkaServer, type KafkaServerHandle } from '../../tools/brokers/index.js';
 import type { RpcTransport } from '../../src/transport.js';
 import { kafkaTransport, type KafkaTransportOptions } from '../../transports/kafka/index.js';
+import { runBroker, runScope } from './run-brokers.js';
+import type { TransportSpec } from './transport-spec.js';
 
-/** A Kafka broker for one test file: the one in KAFKA_BROKERS, or our own (KRaft, free ports). */
-export class KafkaTestServer {
-  private server: KafkaServerHandle | undefined;
-  brokers: string[] = [];
+/** A test file's share of the run's Kafka broker. */
+export interface RunKafka {
+  readonly brokers: string[];
+  /**
+   * This file's tenant. Kafka has no topic prefix: agents with fixed ids run under it, so
+   * their topics (`agents.<id>.<tenantId>.requests`) and consumer groups are the file's own.
+   * Raw topics in tests are random names already.
+   */
+  readonly tenantId: string;
+  /** A connected transport; `options` may override any setting. */
+  transport(options?: Omit<KafkaTransportOptions, 'brokers'>): Promise<RpcTransport>;
+  /** The same, for an agent in a child process. */
+  spec(): TransportSpec;
+}
 
-  async start(): Promise<void> {
-    const fromEnv = kafkaBrokersFromEnv();
-    if (fromEnv) {
-      this.brokers = fromEnv;
-      return;
-    }
-    this.server = await startKafkaServer();
-    this.brokers = this.server.brokers;
-  }
-
-  get handle(): KafkaServerHandle | undefined {
-    return this.server;
-  }
-
-  async transport(options: Omit<KafkaTransportOptions, 'brokers'> = {}): Promise<RpcTransport> {
-    const transport = kafkaTransport({ brokers: this.brokers, ...options });
-    await transport.connect();
-    return transport;
-  }
-
-  async stop(): Promise<void> {
-    await this.server?.stop();
-  }
+/** The run's Kafka (started when the run's first file asks), with a tenant of its own (a fresh one on each call). */
+export async function runKafka(): Promise<RunKafka> {
+  const { brokers } = await runBroker('kafka');
+  return {
+    brokers: [...brokers],
+    tenantId: runScope(),
+    async transport(options = {}) {
+      const transport = kafkaTransport({ brokers: [...brokers], ...options });
+      await transport.connect();
+      return transport;
+    },
+    spec: () => ({ kind: 'kafka', brokers: [...brokers] }),
+  };
 }

@@ -1,34 +1,34 @@
-import { natsUrlFromEnv, startNatsServer, type NatsServerHandle } from '../../tools/brokers/index.js';
 import type { RpcTransport } from '../../src/transport.js';
 import { natsTransport, type NatsTransportOptions } from '../../transports/nats/index.js';
+import { runBroker, runScope } from './run-brokers.js';
+import type { TransportSpec } from './transport-spec.js';
 
-/** A NATS server for one test file: the one in NATS_URL, or our own with JetStream. */
-export class NatsTestServer {
-  private server: NatsServerHandle | undefined;
-  url = '';
+/** A test file's share of the run's NATS server (JetStream on). */
+export interface RunNats {
+  readonly url: string;
+  /** Starts every subject this file uses (`s3f9a1c2e.`), so its subjects and JetStream streams are its own. */
+  readonly subjectPrefix: string;
+  /** `{ servers, subjectPrefix }`: spread into natsTransport options. */
+  readonly options: { readonly servers: string; readonly subjectPrefix: string };
+  /** A connected transport on this file's subjects; `options` may override any setting. */
+  transport(options?: Omit<NatsTransportOptions, 'servers'>): Promise<RpcTransport>;
+  /** The same, for an agent in a child process. */
+  spec(options?: { readonly durable?: boolean }): TransportSpec;
+}
 
-  async start(): Promise<void> {
-    const fromEnv = natsUrlFromEnv();
-    if (fromEnv) {
-      this.url = fromEnv;
-      return;
-    }
-    this.server = await startNatsServer({ jetstream: true });
-    this.url = this.server.url;
-  }
-
-  /** The harness's handle, for fault tests; undefined when NATS_URL points elsewhere. */
-  get handle(): NatsServerHandle | undefined {
-    return this.server;
-  }
-
-  async transport(options: Omit<NatsTransportOptions, 'servers'> = {}): Promise<RpcTransport> {
-    const transport = natsTransport({ servers: this.url, ...options });
-    await transport.connect();
-    return transport;
-  }
-
-  async stop(): Promise<void> {
-    await this.server?.stop();
-  }
+/** The run's NATS, seen through a subject prefix of its own (a fresh one on each call). */
+export async function runNats(): Promise<RunNats> {
+  const { url } = await runBroker('nats');
+  const subjectPrefix = `${runScope()}.`;
+  return {
+    url,
+    subjectPrefix,
+    options: { servers: url, subjectPrefix },
+    async transport(options = {}) {
+      const transport = natsTransport({ servers: url, subjectPrefix, ...options });
+      await transport.connect();
+      return transport;
+    },
+    spec: (options = {}) => ({ kind: 'nats', servers: url, subjectPrefix, ...options }),
+  };
 }

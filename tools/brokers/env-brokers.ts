@@ -17,3 +17,9 @@ export function kafkaBrokersFromEnv(env: NodeJS.ProcessEnv = process.env): strin
     .filter((broker) => broker !== '');
   return brokers.length === 0 ? undefined : brokers;
 }
+
+/** `REDIS_URL` (e.g. `redis://127.0.0.1:6379`), or undefined when unset or blank. */
+export function redisUrlFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const url = env['REDIS_URL']?.trim();
+  return url === undefined || url === '' ? undefined : url;
+}

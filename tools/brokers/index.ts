@@ -1,4 +1,4 @@
-/** Real NATS and Kafka servers for tests, benchmarks and `npm run brokers`. */
+/** Real NATS, Kafka and Redis servers for tests, benchmarks and `npm run brokers`. */
 export { freePort, freePorts } from './free-port.js';
 export { findNatsServerBinary, startNatsServer, type NatsServerHandle, type NatsServerOptions } from './nats-server.js';
 export {
@@ -12,5 +12,7 @@ export {
   type KafkaServerOptions,
   type MavenRunner,
 } from './kafka-server.js';
-export { kafkaBrokersFromEnv, natsUrlFromEnv } from './env-brokers.js';
+export { kafkaBrokersFromEnv, natsUrlFromEnv, redisUrlFromEnv } from './env-brokers.js';
 export { startRedisServer, type RedisServerHandle } from './redis-server.js';
+export { BROKER_KINDS, SharedBrokers, type BrokerAddresses, type BrokerKind, type SharedBrokersOptions } from './shared-brokers.js';
+export { askBrokerService, serveBrokers, type BrokerService } from './broker-service.js';
