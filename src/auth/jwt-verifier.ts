@@ -42,7 +42,7 @@ export class JwtVerifier {
   }
 
   async verify(token: string): Promise<AuthVerdict> {
-    let header;
+    let header: ReturnType<typeof decodeProtectedHeader>;
     try {
       header = decodeProtectedHeader(token);
     } catch (error) {

@@ -33,7 +33,9 @@ export function renameAliases(node: unknown, schema: z.ZodType, file: string, li
   const type = unwrap(schema);
   if (type === undefined) return;
   if (isSeq(node)) {
-    if (type instanceof z.ZodArray) node.items.forEach((item, index) => renameAliases(item, type.element as z.ZodType, file, lineOf, [...path, index]));
+    if (type instanceof z.ZodArray) {
+      for (const [index, item] of node.items.entries()) renameAliases(item, type.element as z.ZodType, file, lineOf, [...path, index]);
+    }
     return;
   }
   if (!isMap(node)) return;

@@ -69,7 +69,6 @@ export class JsonlDlqSink implements DlqSink {
       try {
         records.push(JSON.parse(line) as DlqRecord);
       } catch {
-        continue;
       }
     }
     return records;

@@ -76,7 +76,10 @@ export class PrometheusMetrics {
       unmatchedResponse: (capability: string) => this.unmatched.inc({ agent, capability }),
       agentCall: (depth: number) => {
         this.agentCalls.observe({ agent }, depth);
-        if (depth > longest) this.longestChain.set({ agent }, (longest = depth));
+        if (depth > longest) {
+          longest = depth;
+          this.longestChain.set({ agent }, longest);
+        }
       },
       guardRejected: (rule: string) => this.guardRejections.inc({ agent, rule }),
       guardWarning: (kind: string) => this.guardWarnings.inc({ agent, kind }),

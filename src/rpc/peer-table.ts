@@ -40,7 +40,7 @@ export class PeerTable {
   private readonly peers = new Map<string, PeerRecord>();
 
   constructor(entries: readonly PeerEntry[] = []) {
-    entries.forEach((entry, index) => this.add(entry, `peers[${index}]`));
+    for (const [index, entry] of entries.entries()) this.add(entry, `peers[${index}]`);
   }
 
   add(entry: PeerEntry, field = 'peer'): void {

@@ -64,7 +64,7 @@ export async function requestAgent<O = unknown>(core: CallerCore, options: Reque
   if (!core.permissions(requestPermissionKey(to, capability))) {
     return fail(new RpcError('EAGENTRPC_PERMISSION_DENIED', `${core.uri} may not call ${to}/${capability}`, { details: { to, capability } }));
   }
-  let peer;
+  let peer: ReturnType<typeof core.peers.resolve>;
   try {
     peer = core.peers.resolve(to, core.transports, core.tenantId);
   } catch (error) {

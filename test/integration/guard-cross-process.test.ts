@@ -25,7 +25,7 @@ beforeAll(async () => {
     ...['p', 'q'].map((id) => ({ id, transport, peers, guard: { maxCallsPerMinute: 1_000 } })),
   ];
   const started = await Promise.all(configs.map((config) => AgentProcess.start(config)));
-  started.forEach((agent, i) => processes.set(configs[i]!.id, agent));
+  for (const [i, agent] of started.entries()) processes.set(configs[i]!.id, agent);
 }, 180_000);
 afterAll(async () => {
   for (const agent of processes.values()) expect(await agent.stop()).toBe(0);

@@ -39,7 +39,9 @@ beforeAll(async () => {
   daemons.push(...(await Promise.all([DaemonProcess.start(dirs.alpha, envOf('alpha', 'beta'), ports.alpha), DaemonProcess.start(dirs.beta, envOf('beta', 'alpha'), ports.beta)])));
   alphaApi = new SessionApiClient(`http://127.0.0.1:${ports.alpha}`);
 }, 120_000);
-afterAll(() => daemons.forEach((daemon) => daemon.signal('SIGKILL')));
+afterAll(() => {
+  for (const daemon of daemons) daemon.signal('SIGKILL');
+});
 
 async function askAlpha(message: string): Promise<any> {
   const { body } = await alphaApi.create(tokens.alpha, { message, safeMode: false });

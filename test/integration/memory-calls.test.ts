@@ -218,7 +218,12 @@ describe('requestAgent - replicas', () => {
     const caller = await fleet.node('caller');
     const replicas = [await fleet.node('svc', { instanceId: 'a' }), await fleet.node('svc', { instanceId: 'b' })];
     const handledBy: string[] = [];
-    replicas.forEach((node, i) => node.handle('work', (n: number) => (handledBy.push(`${i}:${n}`), n)));
+    for (const [i, node] of replicas.entries()) {
+      node.handle('work', (n: number) => {
+        handledBy.push(`${i}:${n}`);
+        return n;
+      });
+    }
     const results = await Promise.all(Array.from({ length: 20 }, (_, n) => caller.requestAgent({ to: 'svc', capability: 'work', payload: n })));
     expect(results.map((r) => r.response)).toEqual(Array.from({ length: 20 }, (_, n) => n));
     expect(handledBy).toHaveLength(20);

@@ -27,7 +27,13 @@ export class Collector {
           () => reject(new Error(`expected ${count} deliveries, got ${this.deliveries.length} within ${timeoutMs} ms`)),
           timeoutMs,
         );
-        this.waiters.push({ count, resolve: () => (clearTimeout(timer), resolve()) });
+        this.waiters.push({
+          count,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        });
       });
     }
     return this.deliveries.slice(0, count);

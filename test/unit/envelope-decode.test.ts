@@ -75,8 +75,8 @@ describe('envelope decode', () => {
     // The envelope object is level 1, so the payload may nest 63 more.
     expect(reasonOf(withPayload(nested(63)))).toBe('ok');
     expect(reasonOf(withPayload(nested(64)))).toBe('too-deep');
-    expect(reasonOf(withPayload('{"a":'.repeat(63) + '1' + '}'.repeat(63)))).toBe('ok');
-    expect(reasonOf(withPayload('{"a":'.repeat(64) + '1' + '}'.repeat(64)))).toBe('too-deep');
+    expect(reasonOf(withPayload(`${'{"a":'.repeat(63)}1${'}'.repeat(63)}`))).toBe('ok');
+    expect(reasonOf(withPayload(`${'{"a":'.repeat(64)}1${'}'.repeat(64)}`))).toBe('too-deep');
   });
 
   it('envelope - maxDepth is configurable', () => {

@@ -44,7 +44,7 @@ describe('remote session output', () => {
   });
 
   it('remote output - a prompt keeps its type and the first 200 characters of its question', () => {
-    const question = 'x'.repeat(199) + 'yz';
+    const question = `${'x'.repeat(199)}yz`;
     expect(summarizePrompt('command', question)).toEqual({ type: 'command', question: question.slice(0, 200) });
     expect(summarizePrompt('command', 'short')).toEqual({ type: 'command', question: 'short' });
   });

@@ -11,7 +11,7 @@ export interface KafkaPorts {
 export type KafkaSaslUsers = Readonly<Record<string, string>>;
 
 /** The extra listener and its JAAS users; the brokers still talk to each other in PLAINTEXT. */
-function saslSettings(port: number, users: KafkaSaslUsers): Record<string, string> {
+function saslSettings(users: KafkaSaslUsers): Record<string, string> {
   const entries = Object.entries(users).map(([user, password]) => `user_${user}="${password.replace(/["\\]/g, '\\$&')}"`);
   return {
     'sasl.enabled.mechanisms': 'PLAIN',
@@ -70,7 +70,7 @@ export function serverProperties(ports: KafkaPorts, logDir: string, extra: Reado
     'log.cleaner.threads': '1',
     // The default 128 MiB dedupe buffer would take a quarter of the small heap.
     'log.cleaner.dedupe.buffer.size': '8388608',
-    ...(sasl === undefined ? {} : saslSettings(sasl, saslUsers!)),
+    ...(sasl === undefined ? {} : saslSettings(saslUsers!)),
     ...extra,
   };
   const lines = Object.entries(settings).map(([key, value]) => `${key}=${value}`);

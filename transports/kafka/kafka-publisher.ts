@@ -83,7 +83,10 @@ export class KafkaPublisher {
       await Promise.all([...new Map(batch.map((p) => [p.topic, p.message.ephemeral === true])).entries()].map(([topic, ephemeral]) => this.ensureTopic(topic, ephemeral)));
       for (const { topic, message } of batch) {
         let entry = byTopic.get(topic);
-        if (!entry) byTopic.set(topic, (entry = { topic, messages: [] }));
+        if (!entry) {
+          entry = { topic, messages: [] };
+          byTopic.set(topic, entry);
+        }
         entry.messages.push({ key: message.key ?? null, value: Buffer.from(message.body.buffer, message.body.byteOffset, message.body.byteLength) });
       }
       await this.producer.sendBatch({ topicMessages: [...byTopic.values()] });

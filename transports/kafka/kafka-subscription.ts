@@ -84,7 +84,10 @@ export class KafkaSubscription {
 
   private async onBatch({ batch, heartbeat, isRunning, isStale, resolveOffset }: EachBatchPayload): Promise<void> {
     let mark = this.marks.get(batch.partition);
-    if (!mark) this.marks.set(batch.partition, (mark = new CommitWatermark()));
+    if (!mark) {
+      mark = new CommitWatermark();
+      this.marks.set(batch.partition, mark);
+    }
     for (const message of batch.messages) {
       if (!isRunning() || isStale() || this.closed) return;
       while (this.inflight >= this.settings.maxInflight) {

@@ -1,4 +1,4 @@
-import type { JetStreamClient, JetStreamManager, MsgHdrs, NatsConnection, Subscription as NatsSubscription } from 'nats';
+import type { MsgHdrs, NatsConnection, Subscription as NatsSubscription } from 'nats';
 import { backoffDelay, type BackoffPolicy } from '../../src/backoff.js';
 import { positiveInteger } from '../../src/check-integer.js';
 import { RpcError } from '../../src/errors.js';
