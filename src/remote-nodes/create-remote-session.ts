@@ -52,6 +52,7 @@ export async function createRemoteSession(node: RemoteNode, body: CreateSessionB
     }
     if (attempt >= CREATE_ATTEMPTS || context.signal.aborted) break;
     context.logger.warn({ attempt, cause: lastFailure?.reason ?? `HTTP ${lastAnswer?.status}` }, 'creating the remote session failed; retrying with the same session id');
+    // A sleep only fails when the signal aborts, which the next attempt's request sees.
     await context.sleep(backoffDelay(CREATE_RETRY_BACKOFF, attempt), context.signal).catch(() => undefined);
   }
   throw lastAnswer ? apiError(lastAnswer, node, body.sessionId) : unreachableError(node, body.sessionId, lastFailure);

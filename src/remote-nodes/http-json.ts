@@ -1,5 +1,6 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { RpcError } from '../errors.js';
 import type { RemoteNode } from './remote-node.js';
 
 /** Limits of one HTTP exchange with a remote node. */
@@ -18,13 +19,14 @@ export interface JsonAnswer {
  * (`ECONNREFUSED`, `no response within 30 s`, ...); the message adds the node and its
  * URL without userinfo, never a credential.
  */
-export class NetworkError extends Error {
+/** No HTTP answer at all (refused, DNS, TLS, timeout): the node could not be reached. */
+export class NetworkError extends RpcError {
   constructor(
     readonly reason: string,
     where: string,
     cause?: unknown,
   ) {
-    super(`${reason} (${where})`, { cause });
+    super('EAGENTRPC_REMOTE_UNREACHABLE', `${reason} (${where})`, { cause, details: { reason } });
     this.name = 'NetworkError';
   }
 }

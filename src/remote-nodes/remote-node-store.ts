@@ -108,6 +108,7 @@ export class RemoteNodeStore {
       }
       return true;
     });
+    // The writer hears of a failure through `next`; `writing` only orders the next write after this one.
     this.writing = next.catch(() => undefined);
     return next;
   }

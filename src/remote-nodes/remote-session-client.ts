@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { RpcError } from '../errors.js';
 import { systemClock, type Clock } from '../clock.js';
 import { silentLogger, type Logger } from '../observability/logger.js';
 import type { RemoteNode } from './remote-node.js';
@@ -120,6 +121,7 @@ async function pollUntilDone(run: Run): Promise<RemoteSessionResult> {
   for (;;) {
     if (wait) {
       const delay = pollDelay(++polls);
+      // A sleep only fails when `stop` fires, which the loop reads right after.
       await run.sleep(Math.max(0, Math.min(delay, run.deadline - run.clock.now())), run.stop).catch(() => undefined);
     }
     wait = true;
@@ -213,14 +215,14 @@ function checkArguments(node: RemoteNode, request: RemoteSessionRequest): void {
 
 function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new Error('aborted'));
+    if (signal?.aborted) return reject(new RpcError('EAGENTRPC_ABANDONED', 'stopped'));
     const timer = setTimeout(() => {
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
     const onAbort = (): void => {
       clearTimeout(timer);
-      reject(new Error('aborted'));
+      reject(new RpcError('EAGENTRPC_ABANDONED', 'stopped'));
     };
     signal?.addEventListener('abort', onAbort, { once: true });
   });

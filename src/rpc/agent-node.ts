@@ -243,7 +243,7 @@ export class AgentNode {
 
   /** Connects every transport and starts consuming the request and response topics. */
   async start(): Promise<void> {
-    if (this.state !== 'new') throw new Error(`AgentNode ${this.id}: start() called while ${this.state}`);
+    if (this.state !== 'new') throw new TypeError(`AgentNode ${this.id}: start() called while ${this.state}`);
     this.state = 'starting';
     const { topics } = this.#core;
     for (const transport of this.#core.transports.values()) {

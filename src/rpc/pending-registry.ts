@@ -64,7 +64,7 @@ export class PendingRegistry {
         details: { capacity: this.capacity },
       });
     }
-    if (this.entries.has(call.requestId)) throw new Error(`duplicate pending request id ${call.requestId}`);
+    if (this.entries.has(call.requestId)) throw new RangeError(`duplicate pending request id ${call.requestId}`);
     const waitMs = Math.max(0, call.deadline - this.options.now());
     const timer = setTimeout(() => this.expire(call.requestId), waitMs);
     this.entries.set(call.requestId, { call, timer });

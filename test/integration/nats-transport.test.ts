@@ -76,7 +76,11 @@ describe('nats - core', () => {
     const t = topic();
     const held = new Collector();
     await sub.subscribe(t, held.handler, { maxInflight: 1 });
-    for (let i = 0; i < 5; i++) await pub.publish(t, { body: bytes(`m${i}`) });
+    // m0 is held by the handler (maxInflight 1) before the rest arrive, so what follows does
+    // not depend on how the client batches socket reads: m1 waits (maxPending 1), m2–m4 drop.
+    await pub.publish(t, { body: bytes('m0') });
+    await until(() => held.deliveries.length === 1);
+    for (let i = 1; i < 5; i++) await pub.publish(t, { body: bytes(`m${i}`) });
     await until(async () => (await counterValue(metrics, 'agent_rpc_transport_dropped_total', { agent: 'slow', transport: 'nats', reason: 'slow-consumer' })) === 3);
     expect(held.deliveries.map((d) => text(d.body))).toEqual(['m0']);
   });

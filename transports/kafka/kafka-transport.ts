@@ -102,6 +102,7 @@ class KafkaTransport extends TransportBase {
     try {
       await subscription.start();
     } catch (cause) {
+      // The subscribe failure is what the caller needs; a failed cleanup of the half-made consumer adds nothing.
       await tracked.close().catch(() => undefined);
       throw new RpcError('EAGENTRPC_TRANSPORT_CLOSED', `kafka subscribe to ${topic} failed: ${(cause as Error).message}`, { cause });
     }

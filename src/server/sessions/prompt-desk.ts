@@ -31,6 +31,7 @@ export class PromptDesk implements ApprovalGate {
     if (!record.safeMode) return Promise.resolve({ approved: true, cancelled: false, reason: 'safe-mode-off' });
     const previous = this.queues.get(record.sessionId) ?? Promise.resolve();
     const asked = previous.then(() => this.ask(record, prompt));
+    // The handler hears of a failure through `asked`; the queue only orders the next prompt after this one.
     this.queues.set(record.sessionId, asked.catch(() => undefined));
     return asked;
   }

@@ -50,6 +50,7 @@ export class SessionFileStore {
 
   private chain(sessionId: string, step: () => Promise<void>): Promise<void> {
     const next = (this.chains.get(sessionId) ?? Promise.resolve()).then(step);
+    // The caller hears of a failure through `next`; the chain only orders the next step after this one.
     const settled = next.catch(() => undefined);
     this.chains.set(sessionId, settled);
     void settled.then(() => {
