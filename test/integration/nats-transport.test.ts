@@ -78,7 +78,10 @@ describe('nats - core', () => {
     const t = topic();
     const held = new Collector();
     await sub.subscribe(t, held.handler, { maxInflight: 1 });
-    for (let i = 0; i < 5; i++) await pub.publish(t, { body: bytes(`m${i}`) });
+    // m0 takes the one in-flight slot and stays unsettled; then m1 waits (maxPending 1) and m2-m4 overflow.
+    await pub.publish(t, { body: bytes('m0') });
+    await held.waitFor(1);
+    for (let i = 1; i < 5; i++) await pub.publish(t, { body: bytes(`m${i}`) });
     await until(async () => (await counterValue(metrics, 'agent_rpc_transport_dropped_total', { agent: 'slow', transport: 'nats', reason: 'slow-consumer' })) === 3);
     expect(held.deliveries.map((d) => text(d.body))).toEqual(['m0']);
   });
