@@ -1,3 +1,4 @@
+import { positiveInteger } from '../check-integer.js';
 import { randomBytes } from 'node:crypto';
 import type { AuthProvider } from '../auth/provider.js';
 import { internalAuth } from '../auth/internal-provider.js';
@@ -294,8 +295,6 @@ function checkAuth(auth: AuthProvider): AuthProvider {
 }
 
 function checkLimits(limits: NodeLimits): NodeLimits {
-  for (const [field, value] of Object.entries(limits)) {
-    if (!Number.isInteger(value) || value < 1) throw new RangeError(`AgentNode: limits.${field} must be a positive integer, got ${String(value)}`);
-  }
+  for (const [field, value] of Object.entries(limits)) positiveInteger(value, `AgentNode: limits.${field}`);
   return limits;
 }

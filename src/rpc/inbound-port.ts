@@ -2,11 +2,10 @@ import { attachAuth } from '../auth/attach.js';
 import { decodeEnvelope, encodeEnvelope, newCorrelationId, type AgentRpcEnvelope, type DecodeLimits } from '../envelope/index.js';
 import { RpcError } from '../errors.js';
 import { FLOW_HEADER } from '../guard/flow-state.js';
-import type { Delivery } from '../transport.js';
+import { createDelivery } from '../delivery.js';
 import type { Inbox } from './inbox.js';
 import type { InboxCore } from './node-core.js';
 import type { DeliverySource } from './receipt.js';
-import { redeliveryDelay } from './redelivery.js';
 import { asResponsePayload, type ResponsePayload } from './response-payload.js';
 import { childTraceparent, TRACEPARENT_HEADER } from './trace-context.js';
 
@@ -81,23 +80,15 @@ export function createInboundPort(core: InboxCore, inbox: Inbox, isRunning: () =
       };
       return new Promise((resolve) => {
         const handOver = (attempt: number): void => {
-          let settled = false;
-          const delivery: Delivery = {
+          const delivery = createDelivery({
             body: message.body,
             key: undefined,
             coordinates: { topic: core.topics.requests, deliveryId: message.deliveryId },
             attempt,
-            ack: () => {
-              if (settled) return;
-              settled = true;
-              resolve();
-            },
-            nack: (options) => {
-              if (settled) return;
-              settled = true;
-              setTimeout(() => handOver(attempt + 1), options?.delayMs ?? redeliveryDelay(core.limits, attempt)).unref();
-            },
-          };
+            onSettle: () => undefined,
+            onAck: resolve,
+            onNack: (delayMs) => setTimeout(() => handOver(attempt + 1), delayMs).unref(),
+          });
           inbox.receive(delivery, source, decoded);
         };
         handOver(1);

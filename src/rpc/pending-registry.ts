@@ -1,3 +1,4 @@
+import { positiveInteger } from '../check-integer.js';
 import { RpcError } from '../errors.js';
 import type { RpcMetrics } from '../observability/metrics.js';
 import { RecentIds } from './recent-ids.js';
@@ -46,10 +47,7 @@ export class PendingRegistry {
   private closed = false;
 
   constructor(private readonly options: PendingRegistryOptions) {
-    this.capacity = options.capacity ?? 10_000;
-    if (!Number.isInteger(this.capacity) || this.capacity < 1) {
-      throw new RangeError(`pending.capacity must be a positive integer, got ${String(options.capacity)}`);
-    }
+    this.capacity = positiveInteger(options.capacity ?? 10_000, 'pending.capacity');
   }
 
   get size(): number {

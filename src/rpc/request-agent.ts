@@ -1,3 +1,4 @@
+import { positiveInteger } from '../check-integer.js';
 import { attachAuth } from '../auth/attach.js';
 import { agentIdOf, encodeEnvelope, newCorrelationId, newMessageId, type AgentRpcEnvelope } from '../envelope/index.js';
 import { RpcError, toRpcError } from '../errors.js';
@@ -168,7 +169,7 @@ function checkOptions(options: RequestAgentOptions): CheckedOptions {
   if (options.retry !== undefined) {
     if (mode !== 'sync') throw new TypeError('requestAgent: retry applies to sync calls only');
     const { attempts, attemptTimeoutMs, backoffMs } = options.retry;
-    if (!Number.isInteger(attempts) || attempts < 1) throw new RangeError('requestAgent: retry.attempts must be a positive integer');
+    positiveInteger(attempts, 'requestAgent: retry.attempts');
     for (const [field, value] of [['attemptTimeoutMs', attemptTimeoutMs], ['backoffMs', backoffMs]] as const) {
       if (value !== undefined && (!Number.isFinite(value) || value < 0)) throw new RangeError(`requestAgent: retry.${field} must be a non-negative number`);
     }

@@ -4,16 +4,9 @@ import { silentLogger, type Logger } from '../../src/observability/logger.js';
 import type { RemoteNode, RemoteNodeResolver } from '../../src/remote-nodes/remote-node.js';
 import { runRemoteSession, unknownNodeError, type RemoteSessionRunner } from '../../src/remote-nodes/remote-session-client.js';
 import { parseReplyTo } from '../../src/transport.js';
-import type {
-  Delivery,
-  DeliveryHandler,
-  OutboundMessage,
-  RpcTransport,
-  SubscribeOptions,
-  Subscription,
-  TransportTraits,
-  UndeliverableMessage,
-} from '../../src/transport.js';
+import type { DeliveryHandler, OutboundMessage, RpcTransport, SubscribeOptions, Subscription, TransportTraits, UndeliverableMessage } from '../../src/transport.js';
+import { createDelivery, handOver } from '../../src/delivery.js';
+import { TransportBase } from '../shared/transport-base.js';
 
 export interface HttpTransportOptions {
   /** Remote nodes by name: a peer route `kind: http` names its node as the topic. */
@@ -44,26 +37,27 @@ const HTTP_TRAITS: TransportTraits = {
  * the end is reported to the node (`onUndeliverable`). Outbound only: requests from other
  * nodes arrive through the session API and the node's inbound port, not here.
  */
-class HttpTransport implements RpcTransport {
+class HttpTransport extends TransportBase {
   readonly kind = 'http' as const;
   readonly traits = HTTP_TRAITS;
-  private readonly logger: Logger;
   private readonly running = new Map<string, AbortController>();
   private readonly listeners: Array<(failure: UndeliverableMessage) => void> = [];
   /** Local subscribers by topic: the reply topics remote responses are handed to. */
   private readonly subscribers = new Map<string, DeliveryHandler>();
-  private closed = false;
 
   constructor(private readonly options: HttpTransportOptions) {
-    this.logger = options.logger ?? silentLogger;
+    super(options.logger ?? silentLogger);
   }
 
-  async connect(): Promise<void> {
-    if (this.closed) throw closedError();
+  // No connection to open: every call is its own HTTP session.
+  protected async open(): Promise<void> {}
+
+  protected async shutdown(): Promise<void> {
+    for (const controller of this.running.values()) controller.abort();
   }
 
   async publish(topic: string, message: OutboundMessage): Promise<void> {
-    if (this.closed) throw closedError();
+    this.assertOpen();
     const envelope = peekEnvelope(message.body)?.envelope;
     if (!envelope || envelope.kind === 'response') {
       // Answers to what came in over HTTP go back through the inbound port, never here.
@@ -74,14 +68,11 @@ class HttpTransport implements RpcTransport {
   }
 
   async subscribe(topic: string, handler: DeliveryHandler, _options?: SubscribeOptions): Promise<Subscription> {
-    if (this.closed) throw closedError();
+    this.assertOpen();
     this.subscribers.set(topic, handler);
-    return {
-      topic,
-      close: async () => {
-        if (this.subscribers.get(topic) === handler) this.subscribers.delete(topic);
-      },
-    };
+    return this.track(topic, async () => {
+      if (this.subscribers.get(topic) === handler) this.subscribers.delete(topic);
+    });
   }
 
   onUndeliverable(listener: (failure: UndeliverableMessage) => void): void {
@@ -90,13 +81,6 @@ class HttpTransport implements RpcTransport {
 
   abandon(requestMessageId: string): void {
     this.running.get(requestMessageId)?.abort();
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    this.subscribers.clear();
-    for (const controller of this.running.values()) controller.abort();
   }
 
   private async nodeFor(name: string): Promise<RemoteNode> {
@@ -143,29 +127,23 @@ class HttpTransport implements RpcTransport {
     if (request.replyTo === undefined) return; // an event: nobody waits for its answer
     const topic = parseReplyTo(request.replyTo)?.topic;
     if (topic === undefined) return this.logger.warn({ messageId: request.messageId, replyTo: request.replyTo }, 'remote response for a request without a reply topic');
-    this.handOver(topic, Buffer.from(response, 'utf8'), `response-to-${request.messageId}`, 1);
+    this.deliverToSubscriber(topic, Buffer.from(response, 'utf8'), `response-to-${request.messageId}`, 1);
   }
 
   /** Hands a response to the reply subscription; a nack hands it over again after the delay (no broker keeps it). */
-  private handOver(topic: string, body: Uint8Array, deliveryId: string, attempt: number): void {
+  private deliverToSubscriber(topic: string, body: Uint8Array, deliveryId: string, attempt: number): void {
     const handler = this.subscribers.get(topic);
     if (!handler) return this.logger.warn({ deliveryId, topic }, 'remote response arrived after its caller stopped listening');
-    let settled = false;
-    const delivery: Delivery = {
+    const delivery = createDelivery({
       body,
       key: undefined,
       coordinates: { topic, deliveryId },
       attempt,
-      ack: () => {
-        settled = true;
-      },
-      nack: (options) => {
-        if (settled) return;
-        settled = true;
-        setTimeout(() => this.handOver(topic, body, deliveryId, attempt + 1), options?.delayMs ?? 0).unref();
-      },
-    };
-    handler(delivery);
+      onSettle: () => undefined,
+      onAck: () => undefined,
+      onNack: (delayMs) => setTimeout(() => this.deliverToSubscriber(topic, body, deliveryId, attempt + 1), delayMs).unref(),
+    });
+    handOver(handler, delivery);
   }
 
   private report(failure: UndeliverableMessage): void {
@@ -178,10 +156,6 @@ class HttpTransport implements RpcTransport {
 function summarize(envelope: AgentRpcEnvelope): string {
   const payload = JSON.stringify(envelope.payload ?? null);
   return `${envelope.capability} ${payload.length > 2_000 ? `${payload.slice(0, 2_000)}…` : payload}`;
-}
-
-function closedError(): RpcError {
-  return new RpcError('EAGENTRPC_TRANSPORT_CLOSED', 'http transport is closed');
 }
 
 export function httpTransport(options: HttpTransportOptions = {}): RpcTransport {

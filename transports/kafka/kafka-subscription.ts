@@ -2,7 +2,7 @@ import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
 import type { Logger } from '../../src/observability/logger.js';
 import type { RpcMetrics } from '../../src/observability/metrics.js';
 import type { DeliveryHandler } from '../../src/transport.js';
-import { createDelivery, handOver } from '../shared/delivery.js';
+import { createDelivery, handOver } from '../../src/delivery.js';
 import { CommitWatermark } from './commit-watermark.js';
 
 export interface KafkaSubscriptionSettings {

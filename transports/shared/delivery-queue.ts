@@ -1,5 +1,5 @@
 import type { DeliveryHandler } from '../../src/transport.js';
-import { createDelivery, handOver } from './delivery.js';
+import { createDelivery, handOver } from '../../src/delivery.js';
 
 /** A message as a subscription holds it until its handler settles it. */
 export interface QueuedMessage {

@@ -1,4 +1,4 @@
-import type { Delivery, DeliveryCoordinates, DeliveryHandler } from '../../src/transport.js';
+import type { Delivery, DeliveryCoordinates, DeliveryHandler } from './transport.js';
 
 export interface DeliveryInit {
   readonly body: Uint8Array;
