@@ -103,7 +103,7 @@ export class SessionManager {
     this.byRequest.set(target.messageId, record);
     await this.save(record);
     this.prune(principal.user);
-    void this.run(record, target.agent, target.peeked ?? this.messageBody(record, target.agent, input.message));
+    void this.run(record, target.agent, target.message ?? this.messageBody(record, target.agent, input.message));
     return { ok: true, sessionId, status: 'accepted' };
   }
 
@@ -125,7 +125,7 @@ export class SessionManager {
     return this.options.store.flush();
   }
 
-  private targetOf(input: CreateInput): { agent: SessionAgent; messageId: string; peeked?: Peeked } | { status: 400 | 404; error: string } {
+  private targetOf(input: CreateInput): { agent: SessionAgent; messageId: string; message?: SessionMessage } | { status: 400 | 404; error: string } {
     if (input.envelope === undefined) {
       const agent = this.agents.find((a) => a.defaultCapability !== undefined);
       if (!agent) return { status: 404, error: 'not found: this node has no default capability for message sessions' };
@@ -138,10 +138,10 @@ export class SessionManager {
     if (!envelope || (envelope.kind !== 'request' && envelope.kind !== 'event')) return { status: 400, error: 'bad request: envelope must be an encoded request or event envelope' };
     const agent = this.agents.find((a) => a.port.uri === envelope.to);
     if (!agent) return { status: 404, error: `not found: no agent ${envelope.to} on this node` };
-    return { agent, messageId: envelope.messageId, peeked: { body, decoded: peeked } };
+    return { agent, messageId: envelope.messageId, message: { body, decoded: peeked, isEvent: envelope.kind === 'event' } };
   }
 
-  private async messageBody(record: SessionRecord, agent: SessionAgent, message: string): Promise<Peeked> {
+  private async messageBody(record: SessionRecord, agent: SessionAgent, message: string): Promise<SessionMessage> {
     const body = await messageRequestBody(agent.port, {
       messageId: record.requestMessageId,
       sessionId: record.sessionId,
@@ -150,12 +150,12 @@ export class SessionManager {
       message,
       deadline: Date.now() + (this.options.timeoutMs ?? 5 * 60_000),
     });
-    return { body, kind: 'request' };
+    return { body, isEvent: false };
   }
 
-  private async run(record: SessionRecord, agent: SessionAgent, message: Peeked | Promise<Peeked>): Promise<void> {
+  private async run(record: SessionRecord, agent: SessionAgent, message: SessionMessage | Promise<SessionMessage>): Promise<void> {
     try {
-      const { body, decoded, kind } = await message;
+      const { body, decoded, isEvent } = await message;
       await agent.port.deliver({
         body,
         ...(decoded ? { decoded } : {}),
@@ -164,7 +164,7 @@ export class SessionManager {
       });
       if (record.status !== 'running') return;
       // Settled without a final answer: an event (nothing to answer) or a message the inbox refused silently (DLQ).
-      if ((decoded?.envelope.kind ?? kind) === 'event') this.finish(record, { status: 'completed' });
+      if (isEvent) this.finish(record, { status: 'completed' });
       else this.finish(record, { status: 'failed', error: { code: 'EAGENTRPC_HANDLER_FAILED', message: 'the request was not dispatched; see the node DLQ' } });
     } catch (error) {
       const failure = toRpcError(error);
@@ -220,14 +220,15 @@ export class SessionManager {
   }
 }
 
-/** A session's request: its bytes and, when the client sent an envelope, what it decoded to. */
-interface Peeked {
+/** What a session hands its agent: the bytes and, when the client sent an envelope, what it decoded to. */
+interface SessionMessage {
   readonly body: Uint8Array;
   readonly decoded?: PeekedEnvelope;
-  readonly kind?: 'request';
+  readonly isEvent: boolean;
 }
 
-function widestLimits(agents: readonly SessionAgent[]): { maxBytes: number; maxDepth: number } {
+function widestLimits(agents: readonly SessionAgent[]): { maxBytes?: number; maxDepth?: number } {
+  if (agents.length === 0) return {};
   return {
     maxBytes: Math.max(1, ...agents.map((a) => a.port.limits.maxBytes)),
     maxDepth: Math.max(1, ...agents.map((a) => a.port.limits.maxDepth)),
