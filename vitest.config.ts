@@ -21,6 +21,11 @@ const inProcess = [
   'test/integration/trace-context.test.ts',
 ];
 
+// One file per core: broker and process tests spend much of their time waiting on other
+// processes (brokers, agents, the CLI), so vitest's default of one fewer leaves a core
+// idle; more than that starves the brokers and agent processes on a small machine.
+const workers = availableParallelism();
+
 /**
  * Three tiers, all run by `npm test`; one alone with `npm test -- --project <name>`:
  * - unit: no broker, no child process; seconds.
@@ -29,15 +34,13 @@ const inProcess = [
  *   A file needing a specially configured server (mTLS) starts its own.
  * - chaos: tests that kill or restart servers, so each starts its own.
  */
-// One file per core: broker and process tests spend much of their time waiting on other
-// processes (brokers, agents, the CLI), so vitest's default of one fewer leaves a core
-// idle; more than that starves the brokers and agent processes on a small machine.
-const workers = availableParallelism();
-
 export default defineConfig({
   test: {
     testTimeout: 20_000,
     hookTimeout: 120_000,
+    // The run's Kafka stops with a controlled shutdown when the run ends (up to 30 s, the
+    // harness's grace before SIGKILL); vitest's 10 s default would cut it short.
+    teardownTimeout: 30_000,
     projects: [
       {
         extends: true,
