@@ -26,7 +26,8 @@ export interface TransportPluginContext {
   readonly remoteNodes?: RemoteNodeResolver;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: a list of plug-ins mixes config types; each plug-in is typed where it is defined
+// A list of plug-ins mixes config types; each plug-in is typed where it is defined.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export interface TransportPlugin<Config = any, Route = any> {
   /** Lower-case `[a-z][a-z0-9+.-]*`; also the replyTo scheme. */
   readonly kind: string;

@@ -69,6 +69,7 @@ export class JsonlDlqSink implements DlqSink {
       try {
         records.push(JSON.parse(line) as DlqRecord);
       } catch {
+        // A line cut short by a crash mid-write holds no record: the ones around it still count.
       }
     }
     return records;

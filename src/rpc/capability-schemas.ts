@@ -32,7 +32,7 @@ export class CapabilitySchemas {
         try {
           return this.ajv.compile(schema);
         } catch (error) {
-          throw new TypeError(`${owner}: ${capability.name}.${field} is not a valid JSON Schema: ${error instanceof Error ? error.message : String(error)}`);
+          throw new TypeError(`${owner}: ${capability.name}.${field} is not a valid JSON Schema: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
         }
       };
       this.compiled.set(capability.name, { input: compile(capability.inputSchema, 'inputSchema'), output: compile(capability.outputSchema, 'outputSchema') });

@@ -78,7 +78,7 @@ async function readSecretFile(path: string, described: string): Promise<SecretVa
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new TypeError(`${described}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new TypeError(`${described}: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, { cause: error });
   }
   // Files written with `echo` end in a newline that is not part of the secret.
   const value = text.replace(/\r?\n+$/, '');

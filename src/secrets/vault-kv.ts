@@ -54,7 +54,7 @@ export class VaultKvReader {
       response = await fetch(url, { headers, signal: AbortSignal.timeout(this.options.timeoutMs ?? 5000), redirect: 'error' });
     } catch (error) {
       const reason = error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error);
-      throw new TypeError(`${ref}: Vault at ${this.options.addr} unreachable: ${reason}`);
+      throw new TypeError(`${ref}: Vault at ${this.options.addr} unreachable: ${reason}`, { cause: error });
     }
     // A body that is not JSON says nothing more than the status does.
     const body = (await response.json().catch(() => ({}))) as { data?: { data?: unknown }; errors?: unknown };

@@ -72,7 +72,7 @@ describe('envelope decode fuzz', () => {
       try {
         result = decodeEnvelope(bytes);
       } catch (error) {
-        throw new Error(`iteration ${i}: decodeEnvelope threw ${String(error)}`);
+        throw new Error(`iteration ${i}: decodeEnvelope threw ${String(error)}`, { cause: error });
       }
       const key = result.ok ? 'ok' : result.reason;
       seen.set(key, (seen.get(key) ?? 0) + 1);

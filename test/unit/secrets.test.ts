@@ -51,7 +51,6 @@ describe('secrets - references', () => {
 
   it('secrets - a SecretValue never prints its value', () => {
     const secret = new SecretValue('do-not-print');
-    // biome-ignore lint/style/useTemplate: `+ ''` is one of the coercions under test
     const printed = [String(secret), `${secret}`, JSON.stringify({ secret }), inspect({ nested: { secret } }), secret + ''];
     for (const text of printed) expect(text).not.toContain('do-not-print');
     expect(JSON.stringify({ secret })).toBe('{"secret":"[redacted]"}');

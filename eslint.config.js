@@ -1,0 +1,27 @@
+// The linter: ESLint's and typescript-eslint's recommended rules over every TypeScript file.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', '.cache/', 'test/.generated/', 'test/fixtures/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      // A binding a closure reads before its single assignment (a server's handler, a shutdown hook) stays `let`.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+      // `_name` marks a parameter or binding that is there for its position only.
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_', ignoreRestSiblings: true }],
+    },
+  },
+  {
+    // Handler modules of the examples are plain JavaScript run by Node.
+    files: ['**/*.js'],
+    languageOptions: { globals: { console: 'readonly', process: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' } },
+  },
+  {
+    files: ['test/**'],
+    // Tests read arbitrary fields of answers they did not type.
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+);
