@@ -1,7 +1,8 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { canonicalizeForSigning, type AgentRpcEnvelope } from '../envelope/index.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { AuthProvider, AuthVerdict, VerifyContext } from './provider.js';
+import { KeyedHmacSha256 } from './keyed-hmac.js';
 import { deny } from './reasons.js';
 import { ReplayGuard } from './replay-guard.js';
 
@@ -31,7 +32,8 @@ export interface HmacAuthOptions {
  * replay; after the window they are stale.
  */
 export function hmacAuth(options: HmacAuthOptions): AuthProvider {
-  const keys = checkKeys(options);
+  // Each key absorbed once: signing and verifying only copy its hash states.
+  const keys = new Map([...checkKeys(options)].map(([keyId, key]) => [keyId, new KeyedHmacSha256(key)]));
   const windowMs = options.windowMs ?? 300_000;
   if (!Number.isInteger(windowMs) || windowMs < 1000) throw new RangeError('hmacAuth: windowMs must be an integer of at least 1000');
   const clock = options.clock ?? systemClock;
@@ -60,7 +62,7 @@ export function hmacAuth(options: HmacAuthOptions): AuthProvider {
       const given = Buffer.from(auth.signature, 'base64url');
       // Length first: timingSafeEqual throws on unequal lengths, and a truncated signature is simply wrong.
       if (given.length !== SIGNATURE_BYTES) return deny('bad-signature', `signature is ${given.length} bytes, expected ${SIGNATURE_BYTES}`);
-      const expected = createHmac('sha256', key).update(canonicalizeForSigning(envelope)).digest();
+      const expected = key.digest(canonicalizeForSigning(envelope));
       if (!timingSafeEqual(given, expected)) return deny('bad-signature', 'signature does not match the envelope');
       const signedAtText = envelope.headers?.[SIGNED_AT_HEADER];
       const signedAt = signedAtText === undefined ? Number.NaN : Number(signedAtText);
@@ -76,8 +78,8 @@ export function hmacAuth(options: HmacAuthOptions): AuthProvider {
   };
 }
 
-function sign(key: Uint8Array, envelope: AgentRpcEnvelope): string {
-  return createHmac('sha256', key).update(canonicalizeForSigning(envelope)).digest('base64url');
+function sign(key: KeyedHmacSha256, envelope: AgentRpcEnvelope): string {
+  return key.digest(canonicalizeForSigning(envelope)).toString('base64url');
 }
 
 function checkKeys(options: HmacAuthOptions): ReadonlyMap<string, Uint8Array> {
