@@ -1,0 +1,101 @@
+/**
+ * The cost of one call, stage by stage: each stage of the send and receive paths timed in
+ * isolation on the envelope a sync call carries, next to the CPU a whole call takes on the
+ * memory transport. `npm run bench:stages` (on whichever Node runs it).
+ */
+import { randomBytes } from 'node:crypto';
+import { FLOW_HEADER, RunawayGuard } from '../src/guard/index.js';
+import { hmacAuth } from '../src/auth/hmac-provider.js';
+import { canonicalizeForSigning, decodeEnvelope, encodeEnvelope, newMessageId, type AgentRpcEnvelope } from '../src/envelope/index.js';
+import { MemoryIdempotencyStore } from '../src/idempotency/memory-store.js';
+import { AgentNode, PeerTable } from '../src/index.js';
+import { MemoryBus, memoryTransport } from '../transports/memory/index.js';
+import { BENCH_PAYLOAD } from './payload.js';
+
+const ROUNDS = 50_000;
+let sink: unknown;
+
+/** µs per operation of `run`, after a warm-up; `prepare` builds each round's input untimed. */
+function perOp<T>(prepare: (i: number) => T, run: (input: T) => unknown): number {
+  const inputs = Array.from({ length: ROUNDS }, (_, i) => prepare(i));
+  for (let i = 0; i < 10_000; i++) sink = run(inputs[i % ROUNDS]!);
+  const start = process.hrtime.bigint();
+  for (const input of inputs) sink = run(input);
+  return Number(process.hrtime.bigint() - start) / ROUNDS / 1000;
+}
+
+function request(messageId: string): AgentRpcEnvelope {
+  const guard = new RunawayGuard();
+  return {
+    version: 1,
+    kind: 'request',
+    messageId,
+    correlationId: newMessageId(),
+    from: 'agent://caller',
+    to: 'agent://echo',
+    capability: 'echo',
+    replyTo: 'memory://agents.caller.responses.0a1b2c3d4e5f',
+    deadline: Date.now() + 30_000,
+    headers: { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01', [FLOW_HEADER]: guard.startFlow('agent://echo', Date.now()).header },
+    payload: BENCH_PAYLOAD,
+    auth: { kind: 'internal' },
+  };
+}
+
+/** CPU µs per sync call between two nodes on one bus, sequential (C=1). */
+async function wholeCall(signed: boolean): Promise<number> {
+  const key = new Map([['bench', randomBytes(32)]]);
+  const auth = signed ? { auth: hmacAuth({ keys: key, signingKeyId: 'bench' }) } : {};
+  const bus = new MemoryBus();
+  const peers = new PeerTable([{ id: 'echo', routes: [{ kind: 'memory' }] }]);
+  const caller = new AgentNode({ id: 'caller', transports: [memoryTransport({ bus })], peers, ...auth });
+  const echo = new AgentNode({ id: 'echo', transports: [memoryTransport({ bus })], peers, ...auth });
+  echo.handle('echo', (input) => input);
+  await echo.start();
+  await caller.start();
+  const calls = async (n: number): Promise<void> => {
+    for (let i = 0; i < n; i++) await caller.requestAgent({ to: 'agent://echo', capability: 'echo', payload: BENCH_PAYLOAD });
+  };
+  await calls(10_000);
+  const before = process.cpuUsage();
+  await calls(ROUNDS);
+  const used = process.cpuUsage(before);
+  await caller.close();
+  await echo.close();
+  return (used.user + used.system) / ROUNDS;
+}
+
+async function main(): Promise<void> {
+  const key = new Map([['bench', randomBytes(32)]]);
+  const signer = hmacAuth({ keys: key, signingKeyId: 'bench' });
+  const verifier = hmacAuth({ keys: key });
+  const sample = request(newMessageId());
+  const encoded = encodeEnvelope(sample);
+  const guard = new RunawayGuard();
+  const store = new MemoryIdempotencyStore();
+
+  // Each stage once per envelope; a call carries two envelopes (request, response).
+  const stages: Array<[string, number]> = [
+    ['decode (strict, limits)', perOp(() => encoded, (bytes) => decodeEnvelope(bytes))],
+    ['encode', perOp(() => sample, (envelope) => encodeEnvelope(envelope))],
+    ['canonicalize for signing', perOp(() => sample, (envelope) => canonicalizeForSigning(envelope))],
+    ['sign (hmac attach)', perOp(() => sample, (envelope) => signer.attach!(envelope))],
+    ['verify (hmac)', perOp((i) => ({ envelope: signer.attach!(request(`m-${i}`)) as AgentRpcEnvelope, id: `d-${i}` }), ({ envelope, id }) => verifier.verify!(envelope, { deliveryId: id }))],
+    ['guard (receiver admit)', perOp(() => sample, (envelope) => guard.admit(envelope, Date.now()))],
+    ['dedupe (claim + complete)', perOp((i) => `k-${i}`, (id) => {
+      store.claim(id, 60_000);
+      return store.complete(id, undefined, 60_000);
+    })],
+  ];
+  const internal = await wholeCall(false);
+  const signed = await wholeCall(true);
+  console.log(`agent-rpc stage budget, node ${process.version}, ${ROUNDS} rounds each`);
+  console.log('| stage (per envelope) | µs |');
+  console.log('|---|---|');
+  for (const [name, us] of stages) console.log(`| ${name} | ${us.toFixed(2)} |`);
+  console.log(`| whole sync call, memory, C=1, CPU | ${internal.toFixed(1)} |`);
+  console.log(`| whole sync call, memory, HMAC, C=1, CPU | ${signed.toFixed(1)} |`);
+  void sink;
+}
+
+await main();
