@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { secretRefSchema } from '../../src/config/secret-ref-field.js';
 import type { SecretValue } from '../../src/secrets/secret-value.js';
 import type { KafkaClientOptions } from './kafka-options.js';
+import { topicRouteFields } from '../shared/topic-route.js';
 
 const count = z.int().min(1);
 const brokersSchema = z.array(z.string().refine((broker) => broker.includes(':'), 'must be host:port')).min(1);
@@ -50,7 +51,7 @@ export type KafkaClientConfig = z.infer<typeof kafkaClientSchema>;
 
 /** rpc-peers.yaml `kind: kafka` route: the peer's inbox topic and the brokers it uses (checked against ours). */
 export const kafkaRouteSchema = z.strictObject({
-  requestsTopic: z.string().min(1).optional(),
+  ...topicRouteFields,
   brokers: brokersSchema.optional(),
 });
 export type KafkaRouteConfig = z.infer<typeof kafkaRouteSchema>;

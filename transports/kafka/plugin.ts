@@ -1,5 +1,5 @@
 import type { TransportPlugin, TransportPluginContext } from '../../src/transport-plugin.js';
-import { endpointList, requestsTopicOf, sameEndpoints } from '../shared/topic-route.js';
+import { endpointMismatch, requestsTopicOf } from '../shared/topic-route.js';
 import { kafkaClientFromConfig, kafkaConfigSchema, kafkaRouteSchema, type KafkaRouteConfig, type KafkaTransportConfig } from './kafka-config.js';
 import type { KafkaTransportOptions } from './kafka-options.js';
 import { kafkaTransport } from './kafka-transport.js';
@@ -25,8 +25,5 @@ export const kafkaTransportPlugin: TransportPlugin<KafkaTransportConfig, KafkaRo
     return kafkaTransport(await kafkaOptionsFromConfig(config, context));
   },
   requestsTopic: requestsTopicOf,
-  checkRoute(route, own) {
-    if (route.brokers === undefined || own === undefined || sameEndpoints(route.brokers, own.brokers)) return undefined;
-    return { field: 'brokers', message: `${endpointList(route.brokers)} is not where this agent connects for kafka (${endpointList(own.brokers)})` };
-  },
+  checkRoute: (route, own) => endpointMismatch('kafka', 'brokers', route.brokers, own?.brokers),
 };

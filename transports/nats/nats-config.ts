@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { secretRefSchema } from '../../src/config/secret-ref-field.js';
 import type { SecretValue } from '../../src/secrets/secret-value.js';
 import type { NatsModule, NatsTransportOptions } from './nats-options.js';
+import { topicRouteFields } from '../shared/topic-route.js';
 
 const count = z.int().min(1);
 const serversSchema = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
@@ -64,7 +65,7 @@ export type NatsConnectionConfig = z.infer<typeof natsConnectionSchema>;
 
 /** rpc-peers.yaml `kind: nats` route: the peer's inbox subject and the servers it listens on (checked against ours). */
 export const natsRouteSchema = z.strictObject({
-  requestsTopic: z.string().min(1).optional(),
+  ...topicRouteFields,
   servers: serversSchema.optional(),
 });
 export type NatsRouteConfig = z.infer<typeof natsRouteSchema>;

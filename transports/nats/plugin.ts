@@ -1,5 +1,5 @@
 import type { TransportPlugin, TransportPluginContext } from '../../src/transport-plugin.js';
-import { endpointList, requestsTopicOf, sameEndpoints } from '../shared/topic-route.js';
+import { endpointMismatch, requestsTopicOf } from '../shared/topic-route.js';
 import { natsConfigSchema, natsConnectionFromConfig, natsRouteSchema, type NatsRouteConfig, type NatsTransportConfig } from './nats-config.js';
 import { loadNats, type NatsTransportOptions } from './nats-options.js';
 import { natsTransport } from './nats-transport.js';
@@ -24,8 +24,5 @@ export const natsTransportPlugin: TransportPlugin<NatsTransportConfig, NatsRoute
     return natsTransport(await natsOptionsFromConfig(config, context));
   },
   requestsTopic: requestsTopicOf,
-  checkRoute(route, own) {
-    if (route.servers === undefined || own === undefined || sameEndpoints(route.servers, own.servers)) return undefined;
-    return { field: 'servers', message: `${endpointList(route.servers)} is not where this agent connects for nats (${endpointList(own.servers)})` };
-  },
+  checkRoute: (route, own) => endpointMismatch('nats', 'servers', route.servers, own?.servers),
 };

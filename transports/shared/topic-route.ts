@@ -10,12 +10,18 @@ export function requestsTopicOf(route: { readonly requestsTopic?: string | undef
   return route.requestsTopic;
 }
 
-/** Two lists of servers or brokers name the same cluster when they hold the same entries. */
-export function sameEndpoints(a: string | readonly string[], b: string | readonly string[]): boolean {
-  const sorted = (value: string | readonly string[]): string => (typeof value === 'string' ? [value] : [...value]).sort().join(',');
-  return sorted(a) === sorted(b);
+type Endpoints = string | readonly string[];
+
+/** Sorted and joined: two lists name the same cluster when they hold the same entries. */
+function endpointList(value: Endpoints): string {
+  return (typeof value === 'string' ? [value] : [...value]).sort().join(',');
 }
 
-export function endpointList(value: string | readonly string[]): string {
-  return (typeof value === 'string' ? [value] : [...value]).sort().join(',');
+/**
+ * A transport's `checkRoute` for routes that name servers or brokers: an agent holds one
+ * connection per kind, so a peer said to listen elsewhere could never be reached.
+ */
+export function endpointMismatch(kind: string, field: string, theirs: Endpoints | undefined, own: Endpoints | undefined): { field: string; message: string } | undefined {
+  if (theirs === undefined || own === undefined || endpointList(theirs) === endpointList(own)) return undefined;
+  return { field, message: `${endpointList(theirs)} is not where this agent connects for ${kind} (${endpointList(own)})` };
 }
