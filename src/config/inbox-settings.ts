@@ -1,3 +1,4 @@
+import { canonicalJson } from '../envelope/canonical.js';
 import type { AgentFile } from './agent-file.js';
 import type { CapabilitiesFile } from './capabilities-file.js';
 import { ConfigError, fieldPath } from './config-error.js';
@@ -37,7 +38,7 @@ export function inboxSettingsOf(agent: LoadedYaml<AgentFile>, capabilities: Load
     }
     if (same(earlier.value, value)) return;
     const where = `${earlier.origin.loaded.file}${lineSuffix(earlier.origin)} ${fieldPath(earlier.origin.path)}`;
-    throw new ConfigError(origin.loaded.file, origin.loaded.lineOf(origin.path), fieldPath(origin.path), `is ${show(value)}, but ${where} is ${show(earlier.value)}: the agent has one inbox, so they must agree`);
+    throw new ConfigError(origin.loaded.file, origin.loaded.lineOf(origin.path), fieldPath(origin.path), `is ${canonicalJson(value)}, but ${where} is ${canonicalJson(earlier.value)}: the agent has one inbox, so they must agree`);
   };
   for (const role of TOPIC_ROLES) settle(`topics.${role}`, capabilities.value.topics?.[role], { loaded: capabilities, path: ['topics', role] });
   for (const limit of ['concurrency', 'maxInflight'] as const) settle(`limits.${limit}`, agent.value.limits?.[limit], { loaded: agent, path: ['limits', limit] });
@@ -64,13 +65,7 @@ function lineSuffix(origin: Origin): string {
   return line === undefined ? '' : `:${line}`;
 }
 
+/** Canonical text (RFC 8785): key order does not make two values differ. */
 function same(a: unknown, b: unknown): boolean {
-  return show(a) === show(b);
-}
-
-/** Canonical text of a setting's value: key order does not make two values differ. */
-function show(value: unknown): string {
-  return JSON.stringify(value, (_key, item: unknown) =>
-    typeof item === 'object' && item !== null && !Array.isArray(item) ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => a.localeCompare(b))) : item,
-  );
+  return canonicalJson(a) === canonicalJson(b);
 }
