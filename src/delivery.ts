@@ -7,8 +7,8 @@ export interface DeliveryInit {
   readonly attempt: number;
   /** The broker will not deliver it again (see Delivery.exhausted). */
   readonly exhausted?: boolean;
-  /** Runs once, on the first ack or nack, before onAck/onNack: frees the in-flight slot. */
-  readonly onSettle: () => void;
+  /** Runs once, on the first ack or nack, before onAck/onNack: frees the in-flight slot, where there is one. */
+  readonly onSettle?: () => void;
   /** Processing finished: commit, ack at the broker. */
   readonly onAck: () => void;
   /** Processing failed: deliver again after `delayMs` (0: at once). */
@@ -24,7 +24,7 @@ export function createDelivery(init: DeliveryInit): Delivery {
   const settle = (): boolean => {
     if (settled) return false;
     settled = true;
-    init.onSettle();
+    init.onSettle?.();
     return true;
   };
   return {

@@ -85,7 +85,6 @@ export function createInboundPort(core: InboxCore, inbox: Inbox, isRunning: () =
             key: undefined,
             coordinates: { topic: core.topics.requests, deliveryId: message.deliveryId },
             attempt,
-            onSettle: () => undefined,
             onAck: resolve,
             onNack: (delayMs) => setTimeout(() => handOver(attempt + 1), delayMs).unref(),
           });

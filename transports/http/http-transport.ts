@@ -139,7 +139,6 @@ class HttpTransport extends TransportBase {
       key: undefined,
       coordinates: { topic, deliveryId },
       attempt,
-      onSettle: () => undefined,
       onAck: () => undefined,
       onNack: (delayMs) => setTimeout(() => this.deliverToSubscriber(topic, body, deliveryId, attempt + 1), delayMs).unref(),
     });
