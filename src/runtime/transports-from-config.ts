@@ -1,23 +1,10 @@
 import type { TransportsConfig } from '../config/transports-config.js';
-import type { Logger } from '../observability/logger.js';
 import { noMetrics, type RpcMetrics } from '../observability/metrics.js';
-import type { SecretValue } from '../secrets/secret-value.js';
-import type { RemoteNodeResolver } from '../remote-nodes/remote-node.js';
-import { transportPluginOf, type TransportPlugin } from '../transport-plugin.js';
+import { transportPluginOf, type TransportPlugin, type TransportPluginContext } from '../transport-plugin.js';
 import type { RpcTransport } from '../transport.js';
 
-export interface TransportContext {
-  readonly agentId: string;
-  readonly clientId: string;
-  readonly logger: Logger;
-  readonly metrics?: RpcMetrics;
-  /** Resolves the config's `…Ref` fields (relative `file:` references against the config directory). */
-  readonly resolveSecret: (ref: string) => Promise<SecretValue>;
-  /** Agents of one process share it (the memory transport's in-process bus lives here). */
-  readonly shared: Map<string, unknown>;
-  /** The agent's remote nodes, for transports that call them (http). */
-  readonly remoteNodes?: RemoteNodeResolver;
-}
+/** What every plug-in is given; metrics default to none, the logger is narrowed per transport. */
+export type TransportContext = Omit<TransportPluginContext, 'metrics'> & { readonly metrics?: RpcMetrics };
 
 /**
  * One transport per configured kind, created by its plug-in, in the order of the plug-in
@@ -29,9 +16,8 @@ export async function transportsFromConfig(config: TransportsConfig, plugins: re
   for (const plugin of plugins) {
     const section = config[plugin.kind] ?? (plugin.implicit ? {} : undefined);
     if (section === undefined) continue;
-    const { agentId, clientId, resolveSecret, shared, remoteNodes } = context;
     const logger = context.logger.child({ transport: plugin.kind });
-    transports.push(await plugin.create(section, { agentId, clientId, resolveSecret, shared, logger, metrics: context.metrics ?? noMetrics, ...(remoteNodes ? { remoteNodes } : {}) }));
+    transports.push(await plugin.create(section, { ...context, logger, metrics: context.metrics ?? noMetrics }));
   }
   return transports;
 }
