@@ -62,7 +62,10 @@ export function hmacAuth(options: HmacAuthOptions): AuthProvider {
       const given = Buffer.from(auth.signature, 'base64url');
       // Length first: timingSafeEqual throws on unequal lengths, and a truncated signature is simply wrong.
       if (given.length !== SIGNATURE_BYTES) return deny('bad-signature', `signature is ${given.length} bytes, expected ${SIGNATURE_BYTES}`);
-      const expected = key.digest(canonicalizeForSigning(envelope));
+      // Bytes written in canonical form (by any correct RFC 8785 writer) are hashed as they
+      // came; anything else is canonicalized. Either way the signature covers the RFC 8785
+      // text, so the two paths accept exactly the same envelopes.
+      const expected = context.signedTail === undefined ? key.digest(canonicalizeForSigning(envelope)) : key.digestJoined('{', context.signedTail);
       if (!timingSafeEqual(given, expected)) return deny('bad-signature', 'signature does not match the envelope');
       const signedAtText = envelope.headers?.[SIGNED_AT_HEADER];
       const signedAt = signedAtText === undefined ? Number.NaN : Number(signedAtText);

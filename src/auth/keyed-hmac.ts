@@ -28,7 +28,15 @@ export class KeyedHmacSha256 {
   }
 
   digest(message: string | Uint8Array): Buffer {
-    const innerDigest = this.inner.copy().update(message).digest();
-    return this.outer.copy().update(innerDigest).digest();
+    return this.finish(this.inner.copy().update(message));
+  }
+
+  /** The HMAC of `head` followed by `tail`, without joining them. */
+  digestJoined(head: string, tail: Uint8Array): Buffer {
+    return this.finish(this.inner.copy().update(head).update(tail));
+  }
+
+  private finish(inner: Hash): Buffer {
+    return this.outer.copy().update(inner.digest()).digest();
   }
 }

@@ -10,6 +10,12 @@ export interface VerifyContext {
    * redelivery of one message is not a replay, the same bytes in a new message are.
    */
   readonly deliveryId: string;
+  /**
+   * The received bytes after the `auth` member, when the envelope arrived as RFC 8785 text
+   * (as this runtime writes it): `{` followed by them is `canonicalizeForSigning(envelope)`,
+   * so a signature over the canonical form can be checked on the bytes as received.
+   */
+  readonly signedTail?: Uint8Array;
 }
 
 /**

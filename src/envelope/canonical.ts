@@ -80,6 +80,94 @@ function writeObject(value: object, ancestors: object[]): string | undefined {
   return out;
 }
 
+// Marks a value `ordered` cannot hand to JSON.stringify; `write` then builds the text.
+const UNORDERABLE = Symbol('unorderable');
+const MAX_ORDERED_DEPTH = 64;
+
+/**
+ * `value` in a form whose `JSON.stringify` is its JCS text: the two agree on strings,
+ * numbers and literals and differ only in member order, so `value` itself when every
+ * object's members already come in ascending UTF-16 order (values decoded from canonical
+ * bytes, the common case), else a copy with members in order. UNORDERABLE when a copy
+ * cannot fix it or JSON.stringify would write something else: integer-like keys (V8
+ * visits them first whatever the insertion order), `__proto__`, toJSON, boxed
+ * primitives, non-finite numbers, BigInt, or nesting deep enough to be a cycle.
+ */
+function ordered(value: unknown, depth: number): unknown {
+  switch (typeof value) {
+    case 'number':
+      return Number.isFinite(value) ? value : UNORDERABLE;
+    case 'bigint':
+      return UNORDERABLE;
+    case 'object':
+      if (value === null) return null;
+      if (depth > MAX_ORDERED_DEPTH || typeof (value as { toJSON?: unknown }).toJSON === 'function') return UNORDERABLE;
+      if (Array.isArray(value)) return orderedArray(value, depth);
+      if (value instanceof Number || value instanceof String || value instanceof Boolean) return UNORDERABLE;
+      return orderedRecord(value as Record<string, unknown>, depth);
+    default:
+      return value;
+  }
+}
+
+function orderedArray(array: unknown[], depth: number): unknown {
+  let copy: unknown[] | undefined;
+  for (let i = 0; i < array.length; i++) {
+    const item = ordered(array[i], depth + 1);
+    if (item === UNORDERABLE) return UNORDERABLE;
+    if (item !== array[i] && copy === undefined) copy = array.slice();
+    if (copy !== undefined) copy[i] = item;
+  }
+  return copy ?? array;
+}
+
+function orderedRecord(record: Record<string, unknown>, depth: number): unknown {
+  // for…in visits own members in the order JSON.stringify does (and inherited enumerable
+  // ones after them, which only makes the check stricter).
+  let previous: string | undefined;
+  let inOrder = true;
+  for (const key in record) {
+    // Assigning it to a copy would set the copy's prototype instead.
+    if (key === '__proto__') return UNORDERABLE;
+    if (previous !== undefined && !(previous < key)) {
+      inOrder = false;
+      break;
+    }
+    previous = key;
+  }
+  const keys = inOrder ? undefined : Object.keys(record).sort();
+  let copy: Record<string, unknown> | undefined;
+  if (keys !== undefined) {
+    copy = {};
+    for (const key of keys) if (isArrayIndex(key)) return UNORDERABLE;
+  }
+  for (const key of keys ?? Object.keys(record)) {
+    const member = record[key];
+    const item = ordered(member, depth + 1);
+    if (item === UNORDERABLE) return UNORDERABLE;
+    if (copy === undefined && item !== member) {
+      copy = {};
+      for (const earlier in record) {
+        if (earlier === key) break;
+        copy[earlier] = record[earlier];
+      }
+    }
+    if (copy !== undefined) copy[key] = item;
+  }
+  return copy ?? record;
+}
+
+/** Keys V8 treats as array indices: canonical decimal integers below 2^32 - 1. */
+function isArrayIndex(key: string): boolean {
+  const first = key.charCodeAt(0);
+  if (key.length === 0 || key.length > 10 || first < 0x30 || first > 0x39 || (first === 0x30 && key.length > 1)) return false;
+  for (let i = 1; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  return Number(key) < 4294967295;
+}
+
 function finish(text: string): string {
   if (hasLoneSurrogateEscape(text)) throw fail('a string contains an unpaired UTF-16 surrogate');
   return text;
@@ -87,31 +175,90 @@ function finish(text: string): string {
 
 /** RFC 8785 canonical JSON text of any JSON-representable value. */
 export function canonicalJson(value: unknown): string {
-  const text = write(value, '', []);
+  const inOrder = ordered(value, 0);
+  const text = inOrder === UNORDERABLE ? write(value, '', []) : (JSON.stringify(inOrder) as string | undefined);
   if (text === undefined) throw fail(`a value of type ${typeof value} has no JSON representation`);
   return finish(text);
 }
 
-// Every field but `auth`, pre-sorted and pre-quoted: the envelope's top level is written
-// without Object.keys/sort, and only schema fields are covered, exactly what the encoder
-// writes (an extra property on the object would never reach the verifier).
+// Every field but `auth`, pre-sorted and pre-quoted, for the general writer.
 const SIGNED_FIELDS = ENVELOPE_FIELDS.filter((field) => field !== 'auth').sort();
 const SIGNED_PREFIXES = SIGNED_FIELDS.map((field) => `${JSON.stringify(field)}:`);
+
+function isTextOrAbsent(value: unknown): boolean {
+  return value === undefined || typeof value === 'string';
+}
+
+function isFiniteOrAbsent(value: unknown): boolean {
+  return value === undefined || (typeof value === 'number' && Number.isFinite(value));
+}
+
+/**
+ * The JCS text of the envelope's schema fields (anything else on the object is never
+ * written nor signed), without `auth` when `withAuth` is false: what signatures cover.
+ * `auth` sorts first, so the two texts differ only by that leading member.
+ */
+export function canonicalEnvelopeText(envelope: AgentRpcEnvelope, withAuth: boolean): string {
+  const auth = withAuth && envelope.auth !== undefined ? ordered(envelope.auth, 1) : undefined;
+  const headers = envelope.headers === undefined ? undefined : ordered(envelope.headers, 1);
+  const payload = ordered(envelope.payload, 1);
+  const plain =
+    auth !== UNORDERABLE &&
+    headers !== UNORDERABLE &&
+    payload !== UNORDERABLE &&
+    isTextOrAbsent(envelope.capability) &&
+    isTextOrAbsent(envelope.causedBy) &&
+    isTextOrAbsent(envelope.correlationId) &&
+    isTextOrAbsent(envelope.from) &&
+    isTextOrAbsent(envelope.kind) &&
+    isTextOrAbsent(envelope.messageId) &&
+    isTextOrAbsent(envelope.replyTo) &&
+    isTextOrAbsent(envelope.tenantId) &&
+    isTextOrAbsent(envelope.to) &&
+    isFiniteOrAbsent(envelope.deadline) &&
+    isFiniteOrAbsent(envelope.version);
+  if (!plain) return writeEnvelope(envelope, withAuth);
+  // One native stringify of an object built in sorted member order; absent (undefined)
+  // members are left out by JSON.stringify as by JCS.
+  return finish(
+    JSON.stringify({
+      auth,
+      capability: envelope.capability,
+      causedBy: envelope.causedBy,
+      correlationId: envelope.correlationId,
+      deadline: envelope.deadline,
+      from: envelope.from,
+      headers,
+      kind: envelope.kind,
+      messageId: envelope.messageId,
+      payload,
+      replyTo: envelope.replyTo,
+      tenantId: envelope.tenantId,
+      to: envelope.to,
+      version: envelope.version,
+    }),
+  );
+}
+
+/** The general writer's way to the same text, for what `ordered` cannot take. */
+function writeEnvelope(envelope: AgentRpcEnvelope, withAuth: boolean): string {
+  const record = envelope as unknown as Record<string, unknown>;
+  let out = '{';
+  if (withAuth && envelope.auth !== undefined) out += `"auth":${canonicalJson(envelope.auth)}`;
+  for (let i = 0; i < SIGNED_FIELDS.length; i++) {
+    const field = SIGNED_FIELDS[i]!;
+    const member = write(record[field], field, []);
+    if (member === undefined) continue;
+    if (out.length > 1) out += ',';
+    out += SIGNED_PREFIXES[i]! + member;
+  }
+  return finish(`${out}}`);
+}
 
 /**
  * The bytes an envelope signature covers: JCS over the envelope without `auth` (the
  * signature lives there), as UTF-8.
  */
 export function canonicalizeForSigning(envelope: AgentRpcEnvelope): Uint8Array {
-  const record = envelope as unknown as Record<string, unknown>;
-  const ancestors: object[] = [];
-  let out = '{';
-  for (let i = 0; i < SIGNED_FIELDS.length; i++) {
-    const field = SIGNED_FIELDS[i]!;
-    const member = write(record[field], field, ancestors);
-    if (member === undefined) continue;
-    if (out.length > 1) out += ',';
-    out += SIGNED_PREFIXES[i]! + member;
-  }
-  return Buffer.from(finish(`${out}}`), 'utf8');
+  return Buffer.from(canonicalEnvelopeText(envelope, false), 'utf8');
 }

@@ -7,7 +7,7 @@
  * that is not a Uint8Array) throw.
  */
 import { acceptsParsedEnvelope } from './fast-accept.js';
-import { scanJson } from './json-scan.js';
+import { scanForm, scanJson } from './json-scan.js';
 import { ENVELOPE_ID_FIELDS, ENVELOPE_VERSION, envelopeSchema, type AgentRpcEnvelope } from './schema.js';
 
 /** Reason codes, in the order they are checked: the first that applies is reported. */
@@ -28,7 +28,18 @@ export const DECODE_FAILURE_REASONS = [
 export type DecodeFailureReason = (typeof DECODE_FAILURE_REASONS)[number];
 
 export type DecodeResult =
-  | { ok: true; envelope: AgentRpcEnvelope }
+  | {
+      ok: true;
+      envelope: AgentRpcEnvelope;
+      /**
+       * Present when the bytes were already the RFC 8785 text of the envelope with `auth` as
+       * its (sorted, so first) member: the bytes after that member's comma. `{` followed by
+       * them is exactly `canonicalizeForSigning(envelope)`, so a verifier can hash them as
+       * received. Envelopes from other writers (whitespace, other member order or number
+       * spelling) decode just the same, without it.
+       */
+      signedTail?: Uint8Array;
+    }
   | { ok: false; reason: DecodeFailureReason; detail: string };
 
 export interface DecodeLimits {
@@ -77,13 +88,25 @@ export function decodeEnvelope(bytes: Uint8Array, limits?: DecodeLimits): Decode
     const value: unknown = JSON.parse(text);
     // Nearly every envelope is valid: confirm that cheaply, and let the schema explain
     // the rest.
-    if (acceptsParsedEnvelope(value)) return { ok: true, envelope: value };
+    if (acceptsParsedEnvelope(value)) {
+      return scanForm.canonical && startsWithAuth(bytes) && scanForm.firstMemberEnd > 0
+        ? { ok: true, envelope: value, signedTail: bytes.subarray(scanForm.firstMemberEnd + 1) }
+        : { ok: true, envelope: value };
+    }
     return validateEnvelope(value);
   } catch (error) {
     // Unreachable by design (the scan admits only what JSON.parse accepts); kept so that
     // a defect here still yields a DLQ record instead of crashing the consumer.
     return fail('invalid-json', `envelope could not be decoded: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+const AUTH_FIRST = Buffer.from('{"auth":', 'latin1');
+
+function startsWithAuth(bytes: Uint8Array): boolean {
+  if (bytes.length < AUTH_FIRST.length) return false;
+  for (let i = 0; i < AUTH_FIRST.length; i++) if (bytes[i] !== AUTH_FIRST[i]) return false;
+  return true;
 }
 
 function scanDetail(reason: DecodeFailureReason, offset: number, maxDepth: number): string {

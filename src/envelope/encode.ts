@@ -1,11 +1,14 @@
 /**
- * Envelope → bytes. The output is deterministic: top-level fields in the fixed schema
- * order, absent optional fields omitted, payload and headers serialized as given, so bytes
- * produced here decode and re-encode to the very same bytes (the recorded fixtures rely on
- * it). The encoder trusts its input's shape (envelopes are built by this runtime from
- * validated parts); it only refuses what cannot be written as JSON the decoder accepts.
+ * Envelope → bytes: the RFC 8785 (JCS) text of the envelope's schema fields, as UTF-8.
+ *
+ * Writing the canonical form on the wire is what lets a receiver check an HMAC over the
+ * bytes it received instead of canonicalizing the decoded envelope again: `auth` sorts
+ * first, so the signed text is the wire text with its first member taken out. The output
+ * is deterministic, so bytes produced here decode and re-encode to the very same bytes.
+ * The encoder trusts its input's shape (envelopes are built by this runtime from validated
+ * parts); it only refuses what cannot be written as JSON the decoder accepts.
  */
-import { hasLoneSurrogateEscape } from './json-output.js';
+import { canonicalEnvelopeText } from './canonical.js';
 import type { AgentRpcEnvelope } from './schema.js';
 
 function notJson(what: string, cause?: unknown): TypeError {
@@ -13,36 +16,16 @@ function notJson(what: string, cause?: unknown): TypeError {
 }
 
 export function encodeEnvelope(envelope: AgentRpcEnvelope): Uint8Array {
-  const payload = envelope.payload;
-  const payloadType = typeof payload;
+  const payloadType = typeof envelope.payload;
   if (payloadType === 'undefined' || payloadType === 'function' || payloadType === 'symbol') {
     throw notJson(`payload of type ${payloadType} has no JSON representation (use null for "no payload")`);
   }
-  // Built in schema order; JSON.stringify keeps insertion order for non-numeric keys.
-  const out: Record<string, unknown> = {
-    version: envelope.version,
-    kind: envelope.kind,
-    messageId: envelope.messageId,
-    correlationId: envelope.correlationId,
-  };
-  if (envelope.causedBy !== undefined) out.causedBy = envelope.causedBy;
-  out.from = envelope.from;
-  out.to = envelope.to;
-  out.capability = envelope.capability;
-  if (envelope.replyTo !== undefined) out.replyTo = envelope.replyTo;
-  if (envelope.deadline !== undefined) out.deadline = envelope.deadline;
-  if (envelope.tenantId !== undefined) out.tenantId = envelope.tenantId;
-  if (envelope.headers !== undefined) out.headers = envelope.headers;
-  out.payload = payload;
-  if (envelope.auth !== undefined) out.auth = envelope.auth;
-
-  let json: string;
+  let text: string;
   try {
-    json = JSON.stringify(out);
+    text = canonicalEnvelopeText(envelope, true);
   } catch (error) {
-    // BigInt values and cycles land here.
-    throw notJson(`envelope cannot be serialized as JSON: ${error instanceof Error ? error.message : String(error)}`, error);
+    // BigInt values, cycles, non-finite numbers and unpaired surrogates land here.
+    throw notJson(`envelope cannot be written as JSON: ${error instanceof Error ? error.message : String(error)}`, error);
   }
-  if (hasLoneSurrogateEscape(json)) throw notJson('a string contains an unpaired UTF-16 surrogate');
-  return Buffer.from(json, 'utf8');
+  return Buffer.from(text, 'utf8');
 }

@@ -7,6 +7,12 @@
 export const lexState = {
   /** The last string scanned held a backslash escape. */
   sawEscape: false,
+  /**
+   * Some string of this scan holds an escape RFC 8785 writes otherwise: JCS escapes only
+   * the quote, the backslash and control characters (\b \t \n \f \r by name, the rest as
+   * lower-case \u00xx) and writes everything else as itself. Reset by the caller.
+   */
+  nonCanonicalEscape: false,
   /** Byte offset of the first unpaired surrogate escape seen in this scan, or -1. */
   loneSurrogateAt: -1,
 };
@@ -25,6 +31,10 @@ for (let i = 0; i < 6; i++) {
   HEX[0x41 + i] = 10 + i;
   HEX[0x61 + i] = 10 + i;
 }
+
+// Control characters JCS (like JSON.stringify) writes by name: \b \t \n \f \r.
+const SHORT_ESCAPE = new Uint8Array(0x20);
+for (const unit of [0x08, 0x09, 0x0a, 0x0c, 0x0d]) SHORT_ESCAPE[unit] = 1;
 
 /** Four hex digits at `i` (past the end reads as invalid), or -1. */
 function hex4(b: Uint8Array, i: number): number {
@@ -61,6 +71,9 @@ export function scanString(b: Uint8Array, i: number, n: number): number {
     if (e === 0x75) {
       const unit = hex4(b, i + 2);
       if (unit < 0) return -1;
+      // Canonical: \u00xx for a control character without a name, its last digit lower case.
+      const last = b[i + 5]!;
+      if (unit >= 0x20 || SHORT_ESCAPE[unit] === 1 || (last >= 0x41 && last <= 0x46)) lexState.nonCanonicalEscape = true;
       if (unit >= 0xd800 && unit <= 0xdbff) {
         // A high surrogate counts only when an escaped low surrogate follows at once.
         const low = i + 7 < n && b[i + 6] === 0x5c && b[i + 7] === 0x75 ? hex4(b, i + 8) : -1;
@@ -74,6 +87,7 @@ export function scanString(b: Uint8Array, i: number, n: number): number {
       }
       i += 6;
     } else if (e === 0x22 || e === 0x5c || e === 0x2f || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74) {
+      if (e === 0x2f) lexState.nonCanonicalEscape = true;
       i += 2;
     } else {
       return -1;

@@ -15,8 +15,11 @@
  * Priority when several problems are present: too-deep, then invalid-json, then
  * duplicate-key, forbidden-key, lone-surrogate. The last three are remembered and the scan
  * goes on, so a later syntax error still wins over an earlier duplicate key.
+ *
+ * On the way it notes whether the text is already in RFC 8785 form (see `scanForm`).
  */
 import { addKey, beginKeys, closeObject, endKeys, openObject } from './json-keys.js';
+import { isCanonicalNumber, keyFollows } from './json-canonical-form.js';
 import { FALSE, NULL, TRUE, lexState, literalAt, scanNumber, scanString, skipWhitespace } from './json-lex.js';
 
 export type ScanFailureReason = 'too-deep' | 'invalid-json' | 'duplicate-key' | 'forbidden-key' | 'lone-surrogate';
@@ -34,6 +37,24 @@ const ARRAY = 2;
 const kinds: number[] = [];
 let deferred: ScanFailureReason | undefined;
 let deferredAt = 0;
+
+/** What the last successful scan learned about the text's form, read right after `scanJson`. */
+export const scanForm = {
+  /** The text is exactly the RFC 8785 (JCS) text of the value it holds. */
+  canonical: false,
+  /** Offset of the comma after the top-level object's first member, or -1. */
+  firstMemberEnd: -1,
+};
+// The previous key of each open object, for the member order check.
+const previousKeyFrom: number[] = [];
+const previousKeyTo: number[] = [];
+
+/** skipWhitespace, noting that canonical text has none. */
+function skipSpace(b: Uint8Array, i: number, n: number): number {
+  const next = skipWhitespace(b, i, n);
+  if (next !== i) scanForm.canonical = false;
+  return next;
+}
 
 const DEFERRED_RANK: Readonly<Record<string, number>> = { 'duplicate-key': 0, 'forbidden-key': 1, 'lone-surrogate': 2 };
 
@@ -74,7 +95,14 @@ function readKey(b: Uint8Array, at: number, n: number, depth: number): number {
   const end = scanString(b, at, n);
   if (end < 0) return -1;
   defer(addKey(depth, at + 1, end - 1, lexState.sawEscape), at);
-  const colon = skipWhitespace(b, end, n);
+  if (scanForm.canonical) {
+    // Escaped keys are compared as bytes nowhere: left to the slow path.
+    const previousTo = previousKeyTo[depth]!;
+    if (lexState.sawEscape || (previousTo >= 0 && !keyFollows(b, previousKeyFrom[depth]!, previousTo, at + 1, end - 1))) scanForm.canonical = false;
+    previousKeyFrom[depth] = at + 1;
+    previousKeyTo[depth] = end - 1;
+  }
+  const colon = skipSpace(b, end, n);
   return colon < n && b[colon] === 0x3a ? colon + 1 : -1;
 }
 
@@ -86,11 +114,15 @@ function readKey(b: Uint8Array, at: number, n: number, depth: number): number {
 export function scanJson(bytes: Uint8Array, maxDepth: number): ScanIssue | undefined {
   deferred = undefined;
   lexState.loneSurrogateAt = -1;
+  lexState.nonCanonicalEscape = false;
+  scanForm.canonical = true;
+  scanForm.firstMemberEnd = -1;
   beginKeys(bytes);
   try {
     const failure = scan(bytes, maxDepth);
     if (failure !== undefined) return failure;
     if (lexState.loneSurrogateAt >= 0) defer('lone-surrogate', lexState.loneSurrogateAt);
+    if (lexState.nonCanonicalEscape) scanForm.canonical = false;
     return deferred === undefined ? undefined : { reason: deferred, offset: deferredAt };
   } finally {
     endKeys();
@@ -104,17 +136,18 @@ function scan(b: Uint8Array, maxDepth: number): ScanIssue | undefined {
   let depth = 0;
   for (;;) {
     // Expect a value at i.
-    i = skipWhitespace(b, i, n);
+    i = skipSpace(b, i, n);
     const c = i < n ? b[i]! : 0;
     if (c === 0x7b || c === 0x5b) {
       if (++depth > maxDepth) return { reason: 'too-deep', offset: i };
-      i = skipWhitespace(b, i + 1, n);
+      i = skipSpace(b, i + 1, n);
       if (i < n && b[i] === (c === 0x7b ? 0x7d : 0x5d)) {
         depth--;
         i++;
       } else if (c === 0x7b) {
         kinds[depth] = OBJECT;
         openObject(depth);
+        previousKeyTo[depth] = -1;
         const next = readKey(b, i, n, depth);
         if (next < 0) return syntaxError(b, maxDepth, i);
         i = next;
@@ -130,6 +163,7 @@ function scan(b: Uint8Array, maxDepth: number): ScanIssue | undefined {
     } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
       const end = scanNumber(b, i, n);
       if (end < 0) return syntaxError(b, maxDepth, i);
+      if (scanForm.canonical && !isCanonicalNumber(b, i, end)) scanForm.canonical = false;
       i = end;
     } else if (c === 0x74 && literalAt(b, i, n, TRUE)) i += 4;
     else if (c === 0x66 && literalAt(b, i, n, FALSE)) i += 5;
@@ -138,12 +172,13 @@ function scan(b: Uint8Array, maxDepth: number): ScanIssue | undefined {
 
     // After a value: close containers or move on to the next member or element.
     for (;;) {
-      i = skipWhitespace(b, i, n);
+      i = skipSpace(b, i, n);
       if (depth === 0) return i === n ? undefined : syntaxError(b, maxDepth, i);
       const d = i < n ? b[i]! : 0;
       if (kinds[depth] === OBJECT) {
         if (d === 0x2c) {
-          const at = skipWhitespace(b, i + 1, n);
+          if (depth === 1 && scanForm.firstMemberEnd < 0) scanForm.firstMemberEnd = i;
+          const at = skipSpace(b, i + 1, n);
           i = readKey(b, at, n, depth);
           if (i < 0) return syntaxError(b, maxDepth, at);
           break;

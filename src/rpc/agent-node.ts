@@ -72,6 +72,14 @@ export interface AgentNodeOptions {
   /** Dedupe of redeliveries. Default: an in-memory store, `message-id` strategy, 1 h TTL. */
   readonly idempotency?: Partial<DedupeOptions>;
   readonly limits?: Partial<NodeLimits> & { readonly pendingCapacity?: number; readonly maxInflight?: number };
+  /**
+   * Whether calls made through the node (`node.requestAgent`) from inside a handler join
+   * the handler's flow, as `ctx.requestAgent` always does. Default true. It runs handlers
+   * in an AsyncLocalStorage context, which on Node 20 and 22 puts a hook on every promise
+   * of the process (on Node 24 it costs next to nothing): a fleet whose handlers call
+   * through `ctx` can turn it off there and lose nothing.
+   */
+  readonly implicitFlow?: boolean;
   /** How long `close()` waits for running handlers. Default 10,000 ms. */
   readonly drainTimeoutMs?: number;
   readonly logger?: Logger;
@@ -159,6 +167,7 @@ export class AgentNode {
       metrics,
       clock,
       limits: checkLimits({ ...DEFAULT_LIMITS, ...limits }),
+      implicitFlow: options.implicitFlow ?? true,
     };
     this.inbox = new Inbox(this.#core, this.handlers);
     this.#inbound = createInboundPort(this.#core, this.inbox, () => this.state === 'running');

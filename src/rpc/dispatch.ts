@@ -42,7 +42,7 @@ export async function dispatchRequest(core: InboxCore, envelope: AgentRpcEnvelop
     deadline: envelope.deadline,
     attempt: receipt.delivery.attempt,
     logger: core.logger,
-    requestAgent: (options) => requestAgent(core, options),
+    requestAgent: (options) => requestAgent(core, options, envelope),
     requestApproval: (prompt) => core.approvals.request(envelope, prompt),
     respond: async (result: HandlerResult, options?: RespondOptions) => {
       if (final) throw new RpcError('EAGENTRPC_HANDLER_FAILED', 'respond() called after the final response was sent');
@@ -63,7 +63,8 @@ export async function dispatchRequest(core: InboxCore, envelope: AgentRpcEnvelop
   let thrown: RpcError | undefined;
   let value: unknown;
   try {
-    value = await runInDispatch({ agentUri: core.uri, request: envelope }, () => handler(envelope.payload, ctx));
+    const run = (): unknown => handler(envelope.payload, ctx);
+    value = await (core.implicitFlow ? runInDispatch({ agentUri: core.uri, request: envelope }, run) : run());
   } catch (error) {
     thrown = toRpcError(error);
   }

@@ -1,4 +1,4 @@
-import type { AuthVerdict } from '../auth/provider.js';
+import type { AuthVerdict, VerifyContext } from '../auth/provider.js';
 import { deny } from '../auth/reasons.js';
 import { decodeEnvelope, type AgentRpcEnvelope } from '../envelope/index.js';
 import { RpcError } from '../errors.js';
@@ -62,10 +62,12 @@ export class Inbox {
   private async process(receipt: Receipt, decoded: AgentRpcEnvelope | undefined): Promise<void> {
     const { core } = this;
     let envelope = decoded;
+    let signedTail: Uint8Array | undefined;
     if (!envelope) {
       const result = decodeEnvelope(receipt.delivery.body, core.limits);
       if (!result.ok) return receipt.reject({ kind: 'decode-failed', reason: result.reason, detail: result.detail });
       envelope = result.envelope;
+      signedTail = result.signedTail;
     }
     receipt.envelope = envelope;
     if (envelope.tenantId !== core.tenantId) {
@@ -76,7 +78,7 @@ export class Inbox {
       const detail = `envelope addressed to ${envelope.to} arrived at ${core.uri}`;
       return receipt.reject({ kind: 'misrouted', reason: 'wrong-recipient', detail });
     }
-    const pendingVerdict = this.verify(envelope, receipt.delivery);
+    const pendingVerdict = this.verify(envelope, { deliveryId: receipt.delivery.coordinates.deliveryId, signedTail });
     const verdict = isPromise(pendingVerdict) ? await pendingVerdict : pendingVerdict;
     if (!verdict.ok) {
       const error = new RpcError('EAGENTRPC_AUTH_REJECTED', `authentication failed: ${verdict.reason}`, { details: { reason: verdict.reason } });
@@ -87,7 +89,7 @@ export class Inbox {
   }
 
   /** Fail closed: a provider that throws (or rejects) denies. Every decision is audited. */
-  private verify(envelope: AgentRpcEnvelope, delivery: Delivery): MaybePromise<AuthVerdict> {
+  private verify(envelope: AgentRpcEnvelope, context: VerifyContext): MaybePromise<AuthVerdict> {
     const provider = verifierFor(this.core, envelope.from);
     const decide = (verdict: AuthVerdict): AuthVerdict => {
       recordAuthDecision(this.core, provider.name, envelope, verdict);
@@ -95,7 +97,7 @@ export class Inbox {
     };
     const denyThrown = (error: unknown): AuthVerdict => decide(deny('verifier-error', error instanceof Error ? error.message : String(error)));
     try {
-      const verdict = provider.verify(envelope, { deliveryId: delivery.coordinates.deliveryId });
+      const verdict = provider.verify(envelope, context);
       return isPromise(verdict) ? verdict.then(decide, denyThrown) : decide(verdict);
     } catch (error) {
       return denyThrown(error);

@@ -79,6 +79,8 @@ export interface InboxCore extends CallerCore {
   readonly approvals: ApprovalGate;
   readonly dedupe: Dedupe;
   readonly limits: NodeLimits;
+  /** Handlers run inside an AsyncLocalStorage context, so calls through the node join their flow. */
+  readonly implicitFlow: boolean;
 }
 
 /** The signer and reply addresses of a node: enough to sign and route, nothing else. */

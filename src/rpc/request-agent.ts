@@ -40,11 +40,13 @@ export const MAX_TIMEOUT_MS = 600_000;
  * The caller's path: permission → flow context → peer table → envelope → sign → pending
  * registry → publish. Resolves with a CallResult for every outcome of the call; throws
  * only for caller mistakes (TypeError / RangeError naming the option).
+ *
+ * `parent`: the request being handled, which the call joins (a handler's `ctx` passes
+ * it); otherwise the one of the handler this runs in, when handlers run in a flow context.
  */
-export async function requestAgent<O = unknown>(core: CallerCore, options: RequestAgentOptions): Promise<CallResult<O>> {
+export async function requestAgent<O = unknown>(core: CallerCore, options: RequestAgentOptions, parent: AgentRpcEnvelope | undefined = currentDispatch()?.request): Promise<CallResult<O>> {
   const { to, capability, mode, timeoutMs } = checkOptions(options);
   const started = performance.now();
-  const parent = currentDispatch()?.request;
   const correlationId = parent?.correlationId ?? newCorrelationId();
   const resultOf = (outcome: PendingOutcome, messageId: string | undefined): CallResult<O> => {
     const latencyMs = performance.now() - started;

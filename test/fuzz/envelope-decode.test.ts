@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DECODE_FAILURE_REASONS, decodeEnvelope, encodeEnvelope, envelopeSchema } from '../../src/envelope/index.js';
+import { DECODE_FAILURE_REASONS, canonicalizeForSigning, decodeEnvelope, encodeEnvelope, envelopeSchema } from '../../src/envelope/index.js';
 import { acceptsParsedEnvelope } from '../../src/envelope/fast-accept.js';
 import { scanJson } from '../../src/envelope/json-scan.js';
 
@@ -23,12 +23,35 @@ const corpus = readdirSync(ROOT)
   .sort()
   .map((name) => new Uint8Array(readFileSync(join(ROOT, name))));
 
+// The same envelopes as this runtime writes them (RFC 8785 text, auth first).
+const canonicalCorpus = corpus.map((bytes) => {
+  const decoded = decodeEnvelope(bytes);
+  if (!decoded.ok) throw new Error('a valid fixture did not decode');
+  return new Uint8Array(encodeEnvelope(decoded.envelope));
+});
+
+/**
+ * RFC 8785 written independently of src/, for JSON.parse output: members sorted by UTF-16
+ * code units (the default sort), primitives as JSON.stringify writes them.
+ */
+function independentJcs(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(independentJcs).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const record = value as Record<string, unknown>;
+    return `{${Object.keys(record)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${independentJcs(record[key])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
 // Bytes that steer mutations towards the interesting parts of the grammar.
 const INTERESTING = [...'{}[]",:\\u0123456789.eE+-tfn _/'].map((c) => c.charCodeAt(0)).concat([0x00, 0x1f, 0x7f, 0x80, 0xbf, 0xc0, 0xed, 0xef, 0xf4, 0xff]);
 
-function mutate(random: () => number): Uint8Array {
+function mutate(random: () => number, from: Uint8Array[] = corpus): Uint8Array {
   const pick = (n: number) => Math.floor(random() * n);
-  let bytes = Uint8Array.from(corpus[pick(corpus.length)]!);
+  let bytes = Uint8Array.from(from[pick(from.length)]!);
   const rounds = 1 + pick(4);
   for (let r = 0; r < rounds; r++) {
     const at = pick(bytes.length + 1);
@@ -121,5 +144,29 @@ describe('envelope decode fuzz', () => {
       }
     }
     expect(compared).toBeGreaterThan(1000);
+  });
+
+  it('envelope - bytes the decoder calls canonical are exactly the RFC 8785 text the signature covers', () => {
+    const random = prng(0xca70_0001);
+    let canonical = 0;
+    let other = 0;
+    for (let i = 0; i < 20_000; i++) {
+      const bytes = mutate(random, canonicalCorpus);
+      const result = decodeEnvelope(bytes);
+      if (!result.ok) continue;
+      if (result.signedTail === undefined) {
+        other++;
+        continue;
+      }
+      canonical++;
+      const { auth: _auth, ...unsigned } = result.envelope;
+      const signed = `{${Buffer.from(result.signedTail).toString('utf8')}`;
+      if (signed !== independentJcs(unsigned) || signed !== Buffer.from(canonicalizeForSigning(result.envelope)).toString('utf8')) {
+        throw new Error(`iteration ${i}: called canonical, but is not: ${Buffer.from(bytes).toString('utf8')}`);
+      }
+    }
+    // Both ways must be exercised: mutations that keep the form, and ones that break it.
+    expect(canonical).toBeGreaterThan(100);
+    expect(other).toBeGreaterThan(100);
   });
 });

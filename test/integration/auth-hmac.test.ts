@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,6 +92,39 @@ describe('hmac auth - accepted', () => {
     await publish(new TextEncoder().encode(reordered));
     await until(() => replies.deliveries.length === 1);
     expect(audit.authChecks('accept')).toHaveLength(1);
+  });
+
+  it('hmac - a peer signing with its own RFC 8785 code verifies, whether it sends canonical bytes or not', async () => {
+    // Canonicalization and HMAC written here, not taken from src/: what another
+    // implementation following the envelope documentation would do.
+    const jcs = (value: unknown): string => {
+      if (Array.isArray(value)) return `[${value.map(jcs).join(',')}]`;
+      if (value === null || typeof value !== 'object') return JSON.stringify(value);
+      const record = value as Record<string, unknown>;
+      return `{${Object.keys(record)
+        .sort()
+        .map((key) => `${JSON.stringify(key)}:${jcs(record[key])}`)
+        .join(',')}}`;
+    };
+    const foreignSigned = (payload: unknown): Record<string, unknown> => {
+      const unsigned = { ...foreignRequest({ payload }), headers: { [SIGNED_AT_HEADER]: String(Date.now()) } };
+      const signature = createHmac('sha256', newKey).update(jcs(unsigned)).digest('base64url');
+      return { ...unsigned, auth: { kind: 'hmac', keyId: 'k-2026', signature } };
+    };
+    const payload = { z: [1.5, -2, 1e21], a: 'a/b\n😀' };
+    const pretty = JSON.stringify(reverseKeys(foreignSigned(payload)), null, 2);
+    const canonical = jcs(foreignSigned(payload));
+    expect(canonical.startsWith('{"auth":')).toBe(true);
+    await publish(new TextEncoder().encode(pretty));
+    await publish(new TextEncoder().encode(canonical));
+    await until(() => replies.deliveries.length === 2);
+    expect(audit.authChecks('accept')).toHaveLength(2);
+    // Tampered after signing, in either form: both paths refuse.
+    const tampered = (json: string): Uint8Array => new TextEncoder().encode(json.replace('"a/b', '"a/c'));
+    await publish(tampered(JSON.stringify(reverseKeys(foreignSigned(payload)), null, 2)));
+    await publish(tampered(jcs(foreignSigned(payload))));
+    expect((await rejection(1, 3)).reason).toBe('bad-signature');
+    expect((await rejection(2, 4)).reason).toBe('bad-signature');
   });
 
   it('hmac - a redelivery of the same broker message is not a replay', async () => {
@@ -198,6 +231,6 @@ describe('hmac auth - rejected, each with its reason, in the DLQ and as a typed 
   });
 });
 
-function reverseKeys(envelope: AgentRpcEnvelope): Record<string, unknown> {
+function reverseKeys(envelope: object): Record<string, unknown> {
   return Object.fromEntries(Object.entries(envelope).reverse());
 }

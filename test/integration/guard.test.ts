@@ -130,6 +130,45 @@ describe('guard - counts, time and loops', () => {
     const result = await user.requestAgent({ to: 'ping', capability: 'bounce', payload: null, timeoutMs: 20_000 });
     expect(result).toMatchObject({ status: 'error', error: { code: 'EAGENTRPC_GUARD_REJECTED', details: { rule: 'rate' } } });
   });
+
+  it('guard - calls through the node inside a handler join its flow too, so such a loop is stopped the same way', async () => {
+    for (const [self, other] of [['ping', 'pong'], ['pong', 'ping']] as const) {
+      const node = await fleet.node(self);
+      node.handle('bounce', async () => {
+        // Not ctx.requestAgent: the node's own method, after an await, as library code would.
+        await Promise.resolve();
+        const result = await node.requestAgent({ to: other, capability: 'bounce', payload: null });
+        if (result.status !== 'ok') throw result.error;
+        return result.response;
+      });
+    }
+    const user = await fleet.node('user');
+    const result = await user.requestAgent({ to: 'ping', capability: 'bounce', payload: null, timeoutMs: 20_000 });
+    expect(result).toMatchObject({ status: 'error', error: { code: 'EAGENTRPC_GUARD_REJECTED', details: { rule: 'rate' } } });
+  });
+
+  it('guard - with implicitFlow off, ctx.requestAgent still carries the flow and node.requestAgent starts a new one', async () => {
+    const seen: Array<{ correlationId: string; causedBy: string | undefined }> = [];
+    const leaf = await fleet.node('leaf');
+    leaf.handle('note', (_input, ctx) => {
+      seen.push({ correlationId: ctx.correlationId, causedBy: ctx.envelope.causedBy });
+      return null;
+    });
+    const middle = await fleet.node('middle', { implicitFlow: false });
+    middle.handle('fan', async (_input, ctx) => {
+      await ctx.requestAgent({ to: 'leaf', capability: 'note', payload: null });
+      await middle.requestAgent({ to: 'leaf', capability: 'note', payload: null });
+      return null;
+    });
+    const user = await fleet.node('user');
+    const call = await user.requestAgent({ to: 'middle', capability: 'fan', payload: null });
+    expect(call.status).toBe('ok');
+    expect(seen).toHaveLength(2);
+    expect(seen[0]!.correlationId).toBe(call.correlationId);
+    expect(seen[0]!.causedBy).toBe(call.messageId);
+    expect(seen[1]!.correlationId).not.toBe(call.correlationId);
+    expect(seen[1]!.causedBy).toBeUndefined();
+  });
 });
 
 describe('guard - reporting and the receiver check', () => {

@@ -24,13 +24,19 @@ function text(bytes: Uint8Array): string {
 }
 
 describe('envelope encode', () => {
-  it('envelope - top-level fields are written in the fixed schema order', () => {
+  it('envelope - the bytes are the RFC 8785 form: members sorted at every depth, auth first, no whitespace', () => {
     expect(text(encodeEnvelope(FULL))).toBe(
-      '{"version":1,"kind":"request","messageId":"m-1","correlationId":"c-1","causedBy":"m-0",' +
-        '"from":"agent://a","to":"agent://b","capability":"review-pr","replyTo":"nats://agents.a.responses",' +
-        '"deadline":1767225600000,"tenantId":"acme","headers":{"b":"2","a":"1"},' +
-        '"payload":{"z":1,"a":[true,null]},"auth":{"kind":"hmac","keyId":"k1","signature":"sig"}}',
+      '{"auth":{"keyId":"k1","kind":"hmac","signature":"sig"},"capability":"review-pr","causedBy":"m-0",' +
+        '"correlationId":"c-1","deadline":1767225600000,"from":"agent://a","headers":{"a":"1","b":"2"},' +
+        '"kind":"request","messageId":"m-1","payload":{"a":[true,null],"z":1},' +
+        '"replyTo":"nats://agents.a.responses","tenantId":"acme","to":"agent://b","version":1}',
     );
+  });
+
+  it('envelope - payload values are written as RFC 8785 writes them (numbers, escapes, toJSON, integer-like keys)', () => {
+    const payload = { b: [1e21, 0.1, -0, 1.5e-7], a: { '10': 'x', '9': 'y', é: '\u2028\n\u0001"' }, d: new Date(0) };
+    const bytes = text(encodeEnvelope({ ...FULL, auth: undefined, payload }));
+    expect(bytes).toContain('"payload":{"a":{"10":"x","9":"y","é":"\u2028\\n\\u0001\\""},"b":[1e+21,0.1,0,1.5e-7],"d":"1970-01-01T00:00:00.000Z"}');
   });
 
   it('envelope - absent and undefined optional fields are omitted', () => {
@@ -46,7 +52,7 @@ describe('envelope encode', () => {
       payload: null,
     };
     expect(text(encodeEnvelope(minimal))).toBe(
-      '{"version":1,"kind":"event","messageId":"m","correlationId":"c","from":"agent://a","to":"agent://b","capability":"tick","payload":null}',
+      '{"capability":"tick","correlationId":"c","from":"agent://a","kind":"event","messageId":"m","payload":null,"to":"agent://b","version":1}',
     );
   });
 
