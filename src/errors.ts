@@ -77,9 +77,10 @@ export class RpcError extends Error {
   }
 
   toWire(): WireError {
-    const wire: WireError = { code: this.code, message: this.message, retriable: this.retriable };
-    if (this.details !== undefined) wire.details = this.details;
-    return wire;
+    // Members in RFC 8785 order, as the envelope encoder writes them.
+    return this.details === undefined
+      ? { code: this.code, message: this.message, retriable: this.retriable }
+      : { code: this.code, details: this.details, message: this.message, retriable: this.retriable };
   }
 
   static fromWire(wire: WireError): RpcError {

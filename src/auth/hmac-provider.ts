@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { canonicalizeForSigning, type AgentRpcEnvelope } from '../envelope/index.js';
+import { canonicalSigningText, type AgentRpcEnvelope } from '../envelope/index.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { AuthProvider, AuthVerdict, VerifyContext } from './provider.js';
 import { KeyedHmacSha256 } from './keyed-hmac.js';
@@ -47,10 +47,12 @@ export function hmacAuth(options: HmacAuthOptions): AuthProvider {
       if (signingKeyId === undefined || signingKey === undefined) {
         throw new TypeError('hmacAuth: this provider has no signingKeyId, it can only verify');
       }
-      // Copied rather than `delete auth`: a deleted property turns the object into a slow dictionary.
-      const { auth: _previous, ...unsigned } = envelope;
-      const stamped: AgentRpcEnvelope = { ...unsigned, headers: { ...envelope.headers, [SIGNED_AT_HEADER]: String(clock.now()) } };
-      stamped.auth = { kind: 'hmac', keyId: signingKeyId, signature: sign(signingKey, stamped) };
+      // A copy, so the caller's envelope keeps no stale signature; any previous auth is
+      // replaced (not deleted: that would make the object a slow dictionary).
+      const stamped: AgentRpcEnvelope = { ...envelope, headers: { ...envelope.headers, [SIGNED_AT_HEADER]: String(clock.now()) }, auth: undefined };
+      const signature = signingKey.base64url('', canonicalSigningText(stamped));
+      // Members in canonical order, so the encoder writes this object as it is.
+      stamped.auth = { keyId: signingKeyId, kind: 'hmac', signature };
       return stamped;
     },
     verify(envelope: AgentRpcEnvelope, context: VerifyContext): AuthVerdict {
@@ -59,14 +61,17 @@ export function hmacAuth(options: HmacAuthOptions): AuthProvider {
       if (auth.kind !== 'hmac') return deny('wrong-kind', `this agent requires hmac, the envelope carries ${auth.kind}`);
       const key = keys.get(auth.keyId);
       if (key === undefined) return deny('unknown-key', `no key with id ${JSON.stringify(auth.keyId)}`);
-      const given = Buffer.from(auth.signature, 'base64url');
-      // Length first: timingSafeEqual throws on unequal lengths, and a truncated signature is simply wrong.
-      if (given.length !== SIGNATURE_BYTES) return deny('bad-signature', `signature is ${given.length} bytes, expected ${SIGNATURE_BYTES}`);
       // Bytes written in canonical form (by any correct RFC 8785 writer) are hashed as they
       // came; anything else is canonicalized. Either way the signature covers the RFC 8785
       // text, so the two paths accept exactly the same envelopes.
-      const expected = context.signedTail === undefined ? key.digest(canonicalizeForSigning(envelope)) : key.digestJoined('{', context.signedTail);
-      if (!timingSafeEqual(given, expected)) return deny('bad-signature', 'signature does not match the envelope');
+      const expected = context.signedTail === undefined ? key.base64url('', canonicalSigningText(envelope)) : key.base64url('{', context.signedTail);
+      if (!sameText(auth.signature, expected)) {
+        // A signature spelled otherwise (padding, say) is compared as the bytes it decodes to.
+        const given = Buffer.from(auth.signature, 'base64url');
+        // Length first: timingSafeEqual throws on unequal lengths, and a truncated signature is simply wrong.
+        if (given.length !== SIGNATURE_BYTES) return deny('bad-signature', `signature is ${given.length} bytes, expected ${SIGNATURE_BYTES}`);
+        if (!timingSafeEqual(given, Buffer.from(expected, 'base64url'))) return deny('bad-signature', 'signature does not match the envelope');
+      }
       const signedAtText = envelope.headers?.[SIGNED_AT_HEADER];
       const signedAt = signedAtText === undefined ? Number.NaN : Number(signedAtText);
       if (!Number.isSafeInteger(signedAt)) return deny('malformed-token', `header ${SIGNED_AT_HEADER} is missing or not a time`);
@@ -81,8 +86,12 @@ export function hmacAuth(options: HmacAuthOptions): AuthProvider {
   };
 }
 
-function sign(key: KeyedHmacSha256, envelope: AgentRpcEnvelope): string {
-  return key.digest(canonicalizeForSigning(envelope)).toString('base64url');
+/** Equality in time that depends on the lengths only, not on where the texts differ. */
+function sameText(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  let difference = 0;
+  for (let i = 0; i < a.length; i++) difference |= a.charCodeAt(i) ^ b.charCodeAt(i);
+  return difference === 0;
 }
 
 function checkKeys(options: HmacAuthOptions): ReadonlyMap<string, Uint8Array> {

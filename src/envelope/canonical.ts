@@ -63,7 +63,7 @@ function writeObject(value: object, ancestors: object[]): string | undefined {
   } else {
     const record = value as Record<string, unknown>;
     // The default sort compares UTF-16 code units, which is what JCS prescribes.
-    const keys = Object.keys(record).sort();
+    const keys = sortedKeys(record);
     out = '{';
     let first = true;
     for (let i = 0; i < keys.length; i++) {
@@ -135,7 +135,7 @@ function orderedRecord(record: Record<string, unknown>, depth: number): unknown 
     }
     previous = key;
   }
-  const keys = inOrder ? undefined : Object.keys(record).sort();
+  const keys = inOrder ? undefined : sortedKeys(record);
   let copy: Record<string, unknown> | undefined;
   if (keys !== undefined) {
     copy = {};
@@ -155,6 +155,25 @@ function orderedRecord(record: Record<string, unknown>, depth: number): unknown 
     if (copy !== undefined) copy[key] = item;
   }
   return copy ?? record;
+}
+
+/**
+ * Own keys by UTF-16 code units, as JCS sorts them. Members of one object are few, and
+ * Array.prototype.sort allocates far more than an insertion sort in place needs.
+ */
+function sortedKeys(record: Record<string, unknown>): string[] {
+  const keys = Object.keys(record);
+  if (keys.length > 16) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    while (j >= 0 && keys[j]! > key) {
+      keys[j + 1] = keys[j]!;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
+  return keys;
 }
 
 /** Keys V8 treats as array indices: canonical decimal integers below 2^32 - 1. */
@@ -198,7 +217,7 @@ function isFiniteOrAbsent(value: unknown): boolean {
  * written nor signed), without `auth` when `withAuth` is false: what signatures cover.
  * `auth` sorts first, so the two texts differ only by that leading member.
  */
-export function canonicalEnvelopeText(envelope: AgentRpcEnvelope, withAuth: boolean): string {
+function canonicalEnvelopeText(envelope: AgentRpcEnvelope, withAuth: boolean): string {
   const auth = withAuth && envelope.auth !== undefined ? ordered(envelope.auth, 1) : undefined;
   const headers = envelope.headers === undefined ? undefined : ordered(envelope.headers, 1);
   const payload = ordered(envelope.payload, 1);
@@ -255,10 +274,31 @@ function writeEnvelope(envelope: AgentRpcEnvelope, withAuth: boolean): string {
   return finish(`${out}}`);
 }
 
-/**
- * The bytes an envelope signature covers: JCS over the envelope without `auth` (the
- * signature lives there), as UTF-8.
- */
+// The envelope whose signing text was written last, and that text. The send path signs
+// and then encodes the same object: the encoder puts `auth` in front of this text instead
+// of writing it again. An envelope changed after signing no longer matches its signature
+// anyway; the bytes sent are those that were signed.
+let lastSigned: AgentRpcEnvelope | undefined;
+let lastSigningText = '';
+
+/** The JCS text an envelope signature covers: everything but `auth` (the signature lives there). */
+export function canonicalSigningText(envelope: AgentRpcEnvelope): string {
+  const text = canonicalEnvelopeText(envelope, false);
+  lastSigned = envelope;
+  lastSigningText = text;
+  return text;
+}
+
+/** The JCS text of the whole envelope: the wire form (see encodeEnvelope). */
+export function canonicalWireText(envelope: AgentRpcEnvelope): string {
+  if (envelope === lastSigned && envelope.auth !== undefined) {
+    lastSigned = undefined;
+    return `{"auth":${canonicalJson(envelope.auth)},${lastSigningText.slice(1)}`;
+  }
+  return canonicalEnvelopeText(envelope, true);
+}
+
+/** `canonicalSigningText` as UTF-8 bytes. */
 export function canonicalizeForSigning(envelope: AgentRpcEnvelope): Uint8Array {
   return Buffer.from(canonicalEnvelopeText(envelope, false), 'utf8');
 }

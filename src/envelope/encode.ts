@@ -8,7 +8,7 @@
  * The encoder trusts its input's shape (envelopes are built by this runtime from validated
  * parts); it only refuses what cannot be written as JSON the decoder accepts.
  */
-import { canonicalEnvelopeText } from './canonical.js';
+import { canonicalWireText } from './canonical.js';
 import type { AgentRpcEnvelope } from './schema.js';
 
 function notJson(what: string, cause?: unknown): TypeError {
@@ -22,7 +22,7 @@ export function encodeEnvelope(envelope: AgentRpcEnvelope): Uint8Array {
   }
   let text: string;
   try {
-    text = canonicalEnvelopeText(envelope, true);
+    text = canonicalWireText(envelope);
   } catch (error) {
     // BigInt values, cycles, non-finite numbers and unpaired surrogates land here.
     throw notJson(`envelope cannot be written as JSON: ${error instanceof Error ? error.message : String(error)}`, error);

@@ -48,7 +48,7 @@ export async function dispatchRequest(core: InboxCore, envelope: AgentRpcEnvelop
       if (final) throw new RpcError('EAGENTRPC_HANDLER_FAILED', 'respond() called after the final response was sent');
       if (options?.progress) {
         if (!result.ok) throw new TypeError('respond: an error result cannot be a progress response');
-        const payload: ResponsePayload = { ok: true, data: result.data ?? null, progress: true };
+        const payload: ResponsePayload = { data: result.data ?? null, ok: true, progress: true };
         const reply = await receipt.reply(payload);
         if (reply) await receipt.send(reply, payload);
         return;
@@ -82,23 +82,25 @@ export async function dispatchRequest(core: InboxCore, envelope: AgentRpcEnvelop
     if (thrown.retriable) {
       await receipt.deadLetter({ kind: 'handler-failed', reason: thrown.code, detail: thrown.message, error: thrown.toWire() });
     }
-    final = sendFinal({ ok: false, error: thrown.toWire() });
+    final = sendFinal({ error: thrown.toWire(), ok: false });
   }
   let settled: FinalReply;
   try {
-    settled = await (final ?? sendFinal({ ok: true, data: value ?? null }));
+    settled = await (final ?? sendFinal({ data: value ?? null, ok: true }));
   } catch (error) {
     // The result could not be encoded or signed: the caller still gets a typed answer.
     const failure = new RpcError('EAGENTRPC_HANDLER_FAILED', `could not send the result: ${toRpcError(error).message}`);
     logHandlerError(core, envelope, failure);
-    settled = await sendFinal({ ok: false, error: failure.toWire() });
+    settled = await sendFinal({ error: failure.toWire(), ok: false });
   }
   return receipt.answer(settled.reply, { ...(settled.sent ? { sent: settled.sent } : {}), payload: settled.payload });
 }
 
+// Response payloads are built with their members in RFC 8785 order (data/error, ok,
+// progress), so the encoder can write them without sorting a copy.
 function toPayload(result: HandlerResult): ResponsePayload {
-  if (result.ok) return { ok: true, data: result.data ?? null };
-  return { ok: false, error: toWireError(result.error) };
+  if (result.ok) return { data: result.data ?? null, ok: true };
+  return { error: toWireError(result.error), ok: false };
 }
 
 function logHandlerError(core: InboxCore, envelope: AgentRpcEnvelope, error: RpcError): void {

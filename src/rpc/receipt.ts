@@ -105,7 +105,7 @@ export class Receipt {
   /** A claimed request that will not be dispatched: the caller is told where it waits; the DLQ keeps it otherwise. */
   async refuse(refusal: Refusal): Promise<void> {
     const wire = refusal.error.toWire();
-    const payload: ResponsePayload = { ok: false, error: wire };
+    const payload: ResponsePayload = { error: wire, ok: false };
     const built = this.reply(payload);
     const reply = isPromise(built) ? await built : built;
     if (!reply || refusal.deadLetter === 'always') {
@@ -122,7 +122,7 @@ export class Receipt {
     await this.deadLetter(replyError ? { ...input, error: replyError.toWire() } : input);
     const envelope = this.envelope;
     if (replyError && envelope?.kind === 'request' && envelope.replyTo !== undefined) {
-      const payload: ResponsePayload = { ok: false, error: replyError.toWire() };
+      const payload: ResponsePayload = { error: replyError.toWire(), ok: false };
       try {
         const reply = await this.reply(payload);
         if (reply) await this.send(reply, payload);

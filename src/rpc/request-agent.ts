@@ -103,7 +103,12 @@ export async function requestAgent<O = unknown>(core: CallerCore, options: Reque
   // The caller's own traceparent wins (it runs inside a traced service); else continue the
   // trace of the request being handled, else start one.
   const inherited = options.headers?.[TRACEPARENT_HEADER] ?? parent?.headers?.[TRACEPARENT_HEADER];
-  envelope.headers = { ...options.headers, [TRACEPARENT_HEADER]: childTraceparent(inherited), [FLOW_HEADER]: flow.header };
+  const traceparent = childTraceparent(inherited);
+  // Without headers of the caller's own, written in RFC 8785 order for the encoder.
+  envelope.headers =
+    options.headers === undefined
+      ? { [FLOW_HEADER]: flow.header, [TRACEPARENT_HEADER]: traceparent }
+      : { ...options.headers, [TRACEPARENT_HEADER]: traceparent, [FLOW_HEADER]: flow.header };
   const signer = peer.auth ?? core.auth;
   const send = (signed: AgentRpcEnvelope): Promise<void> =>
     peer.transport.publish(peer.topic, { body: encodeEnvelope(signed), key: correlationId, messageId });
