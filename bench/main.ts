@@ -70,10 +70,16 @@ type System = (concurrency: number) => Promise<BenchRun>;
 const broker = transport === 'nats' ? await natsForBench() : transport === 'kafka' ? await kafkaForBench() : undefined;
 const systems: System[] =
   transport === 'nats'
-    ? (['raw', 'moleculer', 'agent-rpc', 'agent-rpc-hmac'] as const).map((name) => (c: number) => benchNats(name, broker!.address[0]!, c, warmupMs, measureMs))
+    ? (['raw', 'moleculer', 'agent-rpc', 'agent-rpc-hmac', 'agent-rpc-ctx', 'agent-rpc-hmac-ctx'] as const).map((name) => (c: number) => benchNats(name, broker!.address[0]!, c, warmupMs, measureMs))
     : transport === 'kafka'
       ? (['raw', 'agent-rpc'] as const).map((name) => (c: number) => benchKafka(name, broker!.address, c, warmupMs, measureMs))
-      : [(c) => benchRawMemory(c, warmupMs, measureMs), (c) => benchAgentRpcMemory(c, warmupMs, measureMs), (c) => benchAgentRpcMemory(c, warmupMs, measureMs, 'hmac')];
+      : [
+          (c) => benchRawMemory(c, warmupMs, measureMs),
+          (c) => benchAgentRpcMemory(c, warmupMs, measureMs),
+          (c) => benchAgentRpcMemory(c, warmupMs, measureMs, 'hmac'),
+          (c) => benchAgentRpcMemory(c, warmupMs, measureMs, 'internal', 'ctx'),
+          (c) => benchAgentRpcMemory(c, warmupMs, measureMs, 'hmac', 'ctx'),
+        ];
 const concurrencies = transport === 'memory' ? [1, 64] : [1, 64, 256];
 
 const rows: Array<Array<string | number>> = [];

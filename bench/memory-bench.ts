@@ -1,7 +1,7 @@
 import { AgentNode, PeerTable } from '../src/index.js';
 import type { Delivery } from '../src/transport.js';
 import { MemoryBus, memoryTransport } from '../transports/memory/index.js';
-import { benchAuthProvider, type BenchAuth } from './bench-auth.js';
+import { benchNodeOptions, type BenchAuth, type BenchFlow } from './bench-auth.js';
 import { BENCH_PAYLOAD } from './payload.js';
 import { closedLoop, type LoadFigures } from './stats.js';
 
@@ -12,11 +12,12 @@ export interface BenchRun {
 }
 
 /** agent-rpc sync calls between two nodes on one in-process bus; the responder echoes. */
-export async function benchAgentRpcMemory(concurrency: number, warmupMs: number, measureMs: number, auth: BenchAuth = 'internal'): Promise<BenchRun> {
+export async function benchAgentRpcMemory(concurrency: number, warmupMs: number, measureMs: number, auth: BenchAuth = 'internal', flow: BenchFlow = 'implicit'): Promise<BenchRun> {
   const bus = new MemoryBus();
   const peers = new PeerTable([{ id: 'echo', routes: [{ kind: 'memory' }] }]);
-  const caller = new AgentNode({ id: 'caller', transports: [memoryTransport({ bus })], peers, ...benchAuthProvider(auth) });
-  const echo = new AgentNode({ id: 'echo', transports: [memoryTransport({ bus })], peers, ...benchAuthProvider(auth) });
+  const { options, label } = benchNodeOptions(auth, flow);
+  const caller = new AgentNode({ id: 'caller', transports: [memoryTransport({ bus })], peers, ...options });
+  const echo = new AgentNode({ id: 'echo', transports: [memoryTransport({ bus })], peers, ...options });
   echo.handle('echo', (input) => input);
   await echo.start();
   await caller.start();
@@ -28,7 +29,7 @@ export async function benchAgentRpcMemory(concurrency: number, warmupMs: number,
   );
   await caller.close();
   await echo.close();
-  return { system: `agent-rpc sync call (memory${auth === 'hmac' ? ', hmac' : ''})`, concurrency, figures };
+  return { system: `agent-rpc sync call (memory${label})`, concurrency, figures };
 }
 
 /**

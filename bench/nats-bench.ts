@@ -1,7 +1,7 @@
 import { connect, type NatsConnection } from 'nats';
 import { ServiceBroker } from 'moleculer';
 import { AgentNode, PeerTable } from '../src/index.js';
-import { benchAuthProvider, type BenchAuth } from './bench-auth.js';
+import { benchNodeOptions, type BenchAuth, type BenchFlow } from './bench-auth.js';
 import { natsTransport } from '../transports/nats/index.js';
 import type { BenchRun } from './memory-bench.js';
 import { BENCH_PAYLOAD } from './payload.js';
@@ -11,10 +11,17 @@ import { closedLoop } from './stats.js';
  * Request/reply over one NATS server, responder in the same process, each system measured
  * the same way (closed loop, C calls in flight). See ../shared/BENCHMARKS.md for the method.
  */
-export type NatsSystem = 'raw' | 'moleculer' | 'agent-rpc' | 'agent-rpc-hmac';
+export type NatsSystem = 'raw' | 'moleculer' | 'agent-rpc' | 'agent-rpc-hmac' | 'agent-rpc-ctx' | 'agent-rpc-hmac-ctx';
 
 export async function benchNats(system: NatsSystem, url: string, concurrency: number, warmupMs: number, measureMs: number): Promise<BenchRun> {
-  const runners = { raw: rawNats, moleculer: moleculerNats, 'agent-rpc': (u: string) => agentRpcNats(u, 'internal'), 'agent-rpc-hmac': (u: string) => agentRpcNats(u, 'hmac') };
+  const runners = {
+    raw: rawNats,
+    moleculer: moleculerNats,
+    'agent-rpc': (u: string) => agentRpcNats(u, 'internal', 'implicit'),
+    'agent-rpc-hmac': (u: string) => agentRpcNats(u, 'hmac', 'implicit'),
+    'agent-rpc-ctx': (u: string) => agentRpcNats(u, 'internal', 'ctx'),
+    'agent-rpc-hmac-ctx': (u: string) => agentRpcNats(u, 'hmac', 'ctx'),
+  };
   const { label, call, close } = await runners[system](url);
   try {
     return { system: label, concurrency, figures: await closedLoop(call, concurrency, warmupMs, measureMs) };
@@ -63,15 +70,16 @@ async function moleculerNats(url: string): Promise<Runner> {
   };
 }
 
-async function agentRpcNats(url: string, auth: BenchAuth): Promise<Runner> {
+async function agentRpcNats(url: string, auth: BenchAuth, flow: BenchFlow): Promise<Runner> {
   const peers = new PeerTable([{ id: 'echo', routes: [{ kind: 'nats' }] }]);
-  const echo = new AgentNode({ id: 'echo', transports: [natsTransport({ servers: url })], peers, ...benchAuthProvider(auth) });
-  const caller = new AgentNode({ id: 'caller', transports: [natsTransport({ servers: url })], peers, ...benchAuthProvider(auth) });
+  const { options, label } = benchNodeOptions(auth, flow);
+  const echo = new AgentNode({ id: 'echo', transports: [natsTransport({ servers: url })], peers, ...options });
+  const caller = new AgentNode({ id: 'caller', transports: [natsTransport({ servers: url })], peers, ...options });
   echo.handle('echo', (input) => input);
   await echo.start();
   await caller.start();
   return {
-    label: `agent-rpc sync call (NATS${auth === 'hmac' ? ', hmac' : ''})`,
+    label: `agent-rpc sync call (NATS${label})`,
     call: async () => (await caller.requestAgent({ to: 'agent://echo', capability: 'echo', payload: BENCH_PAYLOAD })).status === 'ok',
     close: async () => {
       await caller.close();

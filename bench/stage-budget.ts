@@ -42,6 +42,38 @@ function request(messageId: string): AgentRpcEnvelope {
   };
 }
 
+/** CPU µs per message through the memory transport alone: raw request/reply, sequential, halved. */
+async function transportOnly(): Promise<number> {
+  const bus = new MemoryBus();
+  const requester = memoryTransport({ bus });
+  const responder = memoryTransport({ bus });
+  const body = encodeEnvelope(request(newMessageId()));
+  let answered: (() => void) | undefined;
+  await responder.subscribe('raw.requests', (d) => {
+    d.ack();
+    void responder.publish('raw.replies', { body: d.body });
+  }, { group: 'echo' });
+  await requester.subscribe('raw.replies', (d) => {
+    d.ack();
+    answered?.();
+  });
+  const calls = async (n: number): Promise<void> => {
+    for (let i = 0; i < n; i++) {
+      await new Promise<void>((resolve) => {
+        answered = resolve;
+        void requester.publish('raw.requests', { body });
+      });
+    }
+  };
+  await calls(10_000);
+  const before = process.cpuUsage();
+  await calls(ROUNDS);
+  const used = process.cpuUsage(before);
+  await requester.close();
+  await responder.close();
+  return (used.user + used.system) / ROUNDS / 2;
+}
+
 /** CPU µs per sync call between two nodes on one bus, sequential (C=1). */
 async function wholeCall(signed: boolean): Promise<number> {
   const key = new Map([['bench', randomBytes(32)]]);
@@ -65,6 +97,13 @@ async function wholeCall(signed: boolean): Promise<number> {
   return (used.user + used.system) / ROUNDS;
 }
 
+/** A signed request as a receiver has it: decoded from the wire, with the bytes' canonical tail. */
+function signedAsReceived(signer: ReturnType<typeof hmacAuth>, i: number): { envelope: AgentRpcEnvelope; signedTail: Uint8Array | undefined; id: string } {
+  const decoded = decodeEnvelope(encodeEnvelope(signer.attach!(request(`m-${i}`)) as AgentRpcEnvelope));
+  if (!decoded.ok) throw new Error('a signed envelope did not decode');
+  return { envelope: decoded.envelope, signedTail: decoded.signedTail, id: `d-${i}` };
+}
+
 async function main(): Promise<void> {
   const key = new Map([['bench', randomBytes(32)]]);
   const signer = hmacAuth({ keys: key, signingKeyId: 'bench' });
@@ -80,19 +119,27 @@ async function main(): Promise<void> {
     ['encode', perOp(() => sample, (envelope) => encodeEnvelope(envelope))],
     ['canonicalize for signing', perOp(() => sample, (envelope) => canonicalizeForSigning(envelope))],
     ['sign (hmac attach)', perOp(() => sample, (envelope) => signer.attach!(envelope))],
-    ['verify (hmac)', perOp((i) => ({ envelope: signer.attach!(request(`m-${i}`)) as AgentRpcEnvelope, id: `d-${i}` }), ({ envelope, id }) => verifier.verify!(envelope, { deliveryId: id }))],
+    ['verify (hmac, bytes as received: canonical)', perOp((i) => signedAsReceived(signer, i), ({ envelope, signedTail, id }) => verifier.verify!(envelope, { deliveryId: id, signedTail }))],
+    ['verify (hmac, other writers: canonicalize)', perOp((i) => signedAsReceived(signer, i), ({ envelope, id }) => verifier.verify!(envelope, { deliveryId: id }))],
     ['guard (receiver admit)', perOp(() => sample, (envelope) => guard.admit(envelope, Date.now()))],
     ['dedupe (claim + complete)', perOp((i) => `k-${i}`, (id) => {
       store.claim(id, 60_000);
       return store.complete(id, undefined, 60_000);
     })],
   ];
+  const transport = await transportOnly();
   const internal = await wholeCall(false);
   const signed = await wholeCall(true);
+  const timed = (name: string): number => stages.find(([stage]) => stage.startsWith(name))![1];
+  // What a call does besides the stages timed above, each twice (request and response):
+  // handler dispatch, the pending registry, promises, flow context, metrics.
+  const rest = internal - 2 * (timed('decode') + timed('encode') + timed('guard') + timed('dedupe') + transport);
   console.log(`agent-rpc stage budget, node ${process.version}, ${ROUNDS} rounds each`);
   console.log('| stage (per envelope) | µs |');
   console.log('|---|---|');
   for (const [name, us] of stages) console.log(`| ${name} | ${us.toFixed(2)} |`);
+  console.log(`| transport (memory, raw publish + delivery, CPU) | ${transport.toFixed(2)} |`);
+  console.log(`| dispatch, pending registry, promises, flow context (per call: the rest) | ${rest.toFixed(1)} |`);
   console.log(`| whole sync call, memory, C=1, CPU | ${internal.toFixed(1)} |`);
   console.log(`| whole sync call, memory, HMAC, C=1, CPU | ${signed.toFixed(1)} |`);
   void sink;
