@@ -45,9 +45,21 @@ export const scanForm = {
   /** Offset of the comma after the top-level object's first member, or -1. */
   firstMemberEnd: -1,
 };
-// The previous key of each open object, for the member order check.
-const previousKeyFrom: number[] = [];
-const previousKeyTo: number[] = [];
+// The previous key of each open object, for the member order check (grown with depth).
+let previousKeyFrom = new Int32Array(64);
+let previousKeyTo = new Int32Array(64);
+
+function noteObjectOpened(depth: number): void {
+  if (depth >= previousKeyTo.length) {
+    const from = new Int32Array(depth * 2);
+    const to = new Int32Array(depth * 2);
+    from.set(previousKeyFrom);
+    to.set(previousKeyTo);
+    previousKeyFrom = from;
+    previousKeyTo = to;
+  }
+  previousKeyTo[depth] = -1;
+}
 
 /** skipWhitespace, noting that canonical text has none. */
 function skipSpace(b: Uint8Array, i: number, n: number): number {
@@ -147,7 +159,7 @@ function scan(b: Uint8Array, maxDepth: number): ScanIssue | undefined {
       } else if (c === 0x7b) {
         kinds[depth] = OBJECT;
         openObject(depth);
-        previousKeyTo[depth] = -1;
+        noteObjectOpened(depth);
         const next = readKey(b, i, n, depth);
         if (next < 0) return syntaxError(b, maxDepth, i);
         i = next;
