@@ -75,6 +75,10 @@ export const agentFileSchema = z.strictObject({
         })
         .optional()
         .describe('Whole-flow counts shared between processes. Default: counted in this process only.'),
+      implicitFlow: z
+        .boolean()
+        .optional()
+        .describe('Calls a handler makes through the node, not `ctx`, join its flow (AsyncLocalStorage). Default true; false spares Node 20 and 22 a hook on every promise (docs/guard.md).'),
     })
     .optional()
     .describe('Runaway-guard limits (docs/guard.md).'),

@@ -56,7 +56,7 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
   closers.push(() => audit.close());
   const authContext = { resolveSecret: (ref: string) => secrets.resolve(ref, config.dir), file: agent.file, field: 'rpc.auth', lineOf: (f: string) => agent.lineOf(['rpc', 'auth', f]) };
   const auth = agent.value.rpc?.auth ? await buildReceiverAuth(agent.value.rpc.auth, authContext) : undefined;
-  const { store: guardStoreConfig, ...guardLimits } = agent.value.guard ?? {};
+  const { store: guardStoreConfig, implicitFlow, ...guardLimits } = agent.value.guard ?? {};
   let guardStore: FlowStore | undefined;
   if (guardStoreConfig) {
     const { RedisFlowStore } = await import('../guard/redis-flow-store.js');
@@ -87,6 +87,7 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
     audit,
     ...(guardLimits ? { guard: guardLimits } : {}),
     ...(guardStore ? { guardStore } : {}),
+    ...(implicitFlow === undefined ? {} : { implicitFlow }),
     capabilities: capabilities.value.capabilities,
     dlq: new JsonlDlqSink({ path: join(dataDir, 'dlq.jsonl') }),
     ...(options.approvals ? { approvals: options.approvals } : {}),

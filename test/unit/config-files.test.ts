@@ -42,6 +42,13 @@ describe('config files', () => {
     expect(message).toMatch(/agent\.yaml:10: limits: Unrecognized key: "parallelism"/);
   });
 
+  it('config - guard.implicitFlow takes a boolean and nothing else', async () => {
+    const off = variant('agent.yaml', (t) => t.replace('limits: { concurrency: 16 }', 'limits: { concurrency: 16 }\nguard: { implicitFlow: false }'));
+    expect((await loadAgentConfig(off, builtinTransports, env)).agent.value.guard?.implicitFlow).toBe(false);
+    const wrong = variant('agent.yaml', (t) => t.replace('limits: { concurrency: 16 }', 'limits: { concurrency: 16 }\nguard: { implicitFlow: sometimes }'));
+    expect(await configError(wrong)).toMatch(/agent\.yaml:11: guard\.implicitFlow: /);
+  });
+
   it('config - a wrong type names file, line and field', async () => {
     const message = await configError(variant('capabilities.yaml', (t) => t.replace('timeoutMs: 30000', 'timeoutMs: soon')));
     expect(message).toMatch(/capabilities\.yaml:7: capabilities\[0\]\.timeoutMs: /);
