@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 import { runCli } from '../src/cli/run-cli.js';
 import { builtinTransports } from '../transports/plugins.js';
+import { dropKafkajsNegativeTimeoutWarning } from './known-warnings.js';
+
+dropKafkajsNegativeTimeoutWarning();
 
 // `agent-rpc audit list | head` closes stdout early: that is the reader's choice, not an error.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
