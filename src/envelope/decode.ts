@@ -83,13 +83,15 @@ export function decodeEnvelope(bytes: Uint8Array, limits?: DecodeLimits): Decode
     } catch {
       return fail('invalid-utf8', 'envelope bytes are not well-formed UTF-8');
     }
-    const issue = scanJson(bytes, maxDepth);
+    // Only a signed envelope (auth, sorted first) needs to know whether it came canonical.
+    const signed = startsWithAuth(bytes);
+    const issue = scanJson(bytes, maxDepth, signed);
     if (issue !== undefined) return fail(issue.reason, scanDetail(issue.reason, issue.offset, maxDepth));
     const value: unknown = JSON.parse(text);
     // Nearly every envelope is valid: confirm that cheaply, and let the schema explain
     // the rest.
     if (acceptsParsedEnvelope(value)) {
-      return scanForm.canonical && startsWithAuth(bytes) && scanForm.firstMemberEnd > 0
+      return signed && scanForm.canonical && scanForm.firstMemberEnd > 0
         ? { ok: true, envelope: value, signedTail: bytes.subarray(scanForm.firstMemberEnd + 1) }
         : { ok: true, envelope: value };
     }

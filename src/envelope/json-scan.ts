@@ -16,7 +16,8 @@
  * duplicate-key, forbidden-key, lone-surrogate. The last three are remembered and the scan
  * goes on, so a later syntax error still wins over an earlier duplicate key.
  *
- * On the way it notes whether the text is already in RFC 8785 form (see `scanForm`).
+ * On the way, when asked, it notes whether the text is already in RFC 8785 form (see
+ * `scanForm`).
  */
 import { addKey, beginKeys, closeObject, endKeys, openObject } from './json-keys.js';
 import { isCanonicalNumber, keyFollows } from './json-canonical-form.js';
@@ -40,7 +41,7 @@ let deferredAt = 0;
 
 /** What the last successful scan learned about the text's form, read right after `scanJson`. */
 export const scanForm = {
-  /** The text is exactly the RFC 8785 (JCS) text of the value it holds. */
+  /** Asked to check: the text is exactly the RFC 8785 (JCS) text of the value it holds. */
   canonical: false,
   /** Offset of the comma after the top-level object's first member, or -1. */
   firstMemberEnd: -1,
@@ -123,11 +124,12 @@ function readKey(b: Uint8Array, at: number, n: number, depth: number): number {
  * `maxDepth` containers deep (the top-level container is depth 1). Returns undefined when
  * `JSON.parse` may run on the decoded text.
  */
-export function scanJson(bytes: Uint8Array, maxDepth: number): ScanIssue | undefined {
+export function scanJson(bytes: Uint8Array, maxDepth: number, checkCanonical = false): ScanIssue | undefined {
   deferred = undefined;
   lexState.loneSurrogateAt = -1;
   lexState.nonCanonicalEscape = false;
-  scanForm.canonical = true;
+  // Unasked, the form checks are skipped: `canonical` starts (and stays) false.
+  scanForm.canonical = checkCanonical;
   scanForm.firstMemberEnd = -1;
   beginKeys(bytes);
   try {
