@@ -11,16 +11,14 @@ import { closedLoop } from './stats.js';
  * Request/reply over one NATS server, responder in the same process, each system measured
  * the same way (closed loop, C calls in flight). See ../shared/BENCHMARKS.md for the method.
  */
-export type NatsSystem = 'raw' | 'moleculer' | 'agent-rpc' | 'agent-rpc-hmac' | 'agent-rpc-ctx' | 'agent-rpc-hmac-ctx';
+export type NatsSystem = 'raw' | 'moleculer' | 'agent-rpc' | 'agent-rpc-hmac';
 
-export async function benchNats(system: NatsSystem, url: string, concurrency: number, warmupMs: number, measureMs: number): Promise<BenchRun> {
+export async function benchNats(system: NatsSystem, url: string, concurrency: number, warmupMs: number, measureMs: number, flow: BenchFlow = 'implicit'): Promise<BenchRun> {
   const runners = {
     raw: rawNats,
     moleculer: moleculerNats,
-    'agent-rpc': (u: string) => agentRpcNats(u, 'internal', 'implicit'),
-    'agent-rpc-hmac': (u: string) => agentRpcNats(u, 'hmac', 'implicit'),
-    'agent-rpc-ctx': (u: string) => agentRpcNats(u, 'internal', 'ctx'),
-    'agent-rpc-hmac-ctx': (u: string) => agentRpcNats(u, 'hmac', 'ctx'),
+    'agent-rpc': (u: string) => agentRpcNats(u, 'internal', flow),
+    'agent-rpc-hmac': (u: string) => agentRpcNats(u, 'hmac', flow),
   };
   const { label, call, close } = await runners[system](url);
   try {
