@@ -31,12 +31,20 @@ function takeRandom(count: number): number {
   return at;
 }
 
+// Hex text is assembled here and read out as one string: concatenating a piece per byte
+// would allocate a string at every step.
+let hexText = Buffer.alloc(64);
+
 /** `bytes` random bytes as lowercase hex, from the shared pool (trace and span ids). */
 export function randomHex(bytes: number): string {
   const at = takeRandom(bytes);
-  let out = '';
-  for (let i = 0; i < bytes; i++) out += HEX[pool[at + i]!];
-  return out;
+  if (hexText.length < 2 * bytes) hexText = Buffer.alloc(2 * bytes);
+  for (let i = 0; i < bytes; i++) {
+    const byte = pool[at + i]!;
+    hexText[2 * i] = HEX_CODES[2 * byte]!;
+    hexText[2 * i + 1] = HEX_CODES[2 * byte + 1]!;
+  }
+  return hexText.toString('latin1', 0, 2 * bytes);
 }
 
 let lastMs = -1;
