@@ -12,7 +12,15 @@
  */
 import { randomFillSync } from 'node:crypto';
 
-const HEX: readonly string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+// Two lower-case hex digits per byte value, as character codes: ids are written as bytes
+// into a buffer and read out as one string (concatenating a piece per byte would allocate
+// a string at every step).
+const HEX_CODES = Buffer.from(Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0')).join(''), 'latin1');
+
+function putHex(text: Buffer, at: number, byte: number): void {
+  text[at] = HEX_CODES[2 * byte]!;
+  text[at + 1] = HEX_CODES[2 * byte + 1]!;
+}
 
 // One randomFillSync call serves many ids: the syscall, not the formatting, dominates
 // the cost of a fresh call per id. Each id takes 8 bytes (2 for the counter seed are
@@ -31,19 +39,13 @@ function takeRandom(count: number): number {
   return at;
 }
 
-// Hex text is assembled here and read out as one string: concatenating a piece per byte
-// would allocate a string at every step.
 let hexText = Buffer.alloc(64);
 
 /** `bytes` random bytes as lowercase hex, from the shared pool (trace and span ids). */
 export function randomHex(bytes: number): string {
   const at = takeRandom(bytes);
   if (hexText.length < 2 * bytes) hexText = Buffer.alloc(2 * bytes);
-  for (let i = 0; i < bytes; i++) {
-    const byte = pool[at + i]!;
-    hexText[2 * i] = HEX_CODES[2 * byte]!;
-    hexText[2 * i + 1] = HEX_CODES[2 * byte + 1]!;
-  }
+  for (let i = 0; i < bytes; i++) putHex(hexText, 2 * i, pool[at + i]!);
   return hexText.toString('latin1', 0, 2 * bytes);
 }
 
@@ -69,29 +71,22 @@ export function newMessageId(): string {
   // 48-bit timestamp split so that no step needs more than 32-bit integer arithmetic.
   const high = Math.floor(ms / 0x1000000); // upper 24 bits
   const low = ms % 0x1000000; // lower 24 bits
-  putHex(0, (high >>> 16) & 0xff);
-  putHex(2, (high >>> 8) & 0xff);
-  putHex(4, high & 0xff);
-  putHex(6, (low >>> 16) & 0xff);
-  putHex(9, (low >>> 8) & 0xff);
-  putHex(11, low & 0xff);
-  putHex(14, 0x70 | (counter >>> 8));
-  putHex(16, counter & 0xff);
-  putHex(19, 0x80 | (pool[r]! & 0x3f));
-  putHex(21, pool[r + 1]!);
-  for (let k = 2; k < 8; k++) putHex(20 + 2 * k, pool[r + k]!);
-  // One string from the bytes: concatenating 20 pieces would allocate each step.
+  putHex(idText, 0, (high >>> 16) & 0xff);
+  putHex(idText, 2, (high >>> 8) & 0xff);
+  putHex(idText, 4, high & 0xff);
+  putHex(idText, 6, (low >>> 16) & 0xff);
+  putHex(idText, 9, (low >>> 8) & 0xff);
+  putHex(idText, 11, low & 0xff);
+  putHex(idText, 14, 0x70 | (counter >>> 8));
+  putHex(idText, 16, counter & 0xff);
+  putHex(idText, 19, 0x80 | (pool[r]! & 0x3f));
+  putHex(idText, 21, pool[r + 1]!);
+  for (let k = 2; k < 8; k++) putHex(idText, 20 + 2 * k, pool[r + k]!);
   return idText.toString('latin1', 0, 36);
 }
 
 // The id's text as bytes, dashes in place; putHex fills the hex digits.
 const idText = Buffer.from('00000000-0000-0000-0000-000000000000', 'latin1');
-const HEX_CODES = Buffer.from(HEX.join(''), 'latin1');
-
-function putHex(at: number, byte: number): void {
-  idText[at] = HEX_CODES[2 * byte]!;
-  idText[at + 1] = HEX_CODES[2 * byte + 1]!;
-}
 
 /** A flow starts with a fresh id of the same shape as a message id. */
 export const newCorrelationId: () => string = newMessageId;
