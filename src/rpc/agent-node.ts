@@ -1,99 +1,38 @@
-import { positiveInteger } from '../check-integer.js';
 import { randomBytes } from 'node:crypto';
-import type { AuthProvider } from '../auth/provider.js';
 import { internalAuth } from '../auth/internal-provider.js';
-import { noAudit, type AuditLog } from '../audit/audit-log.js';
+import { noAudit } from '../audit/audit-log.js';
 import { RunawayGuard } from '../guard/runaway-guard.js';
-import type { GuardLimits } from '../guard/guard-rules.js';
 import type { FlowStore } from '../guard/flow-store.js';
 import { guardStoreErrorReporter } from './guard-report.js';
-import { systemClock, type Clock } from '../clock.js';
+import { systemClock } from '../clock.js';
 import { MemoryDlqSink } from '../dlq/memory-sink.js';
 import type { DlqSink } from '../dlq/record.js';
 import { agentUri } from '../envelope/index.js';
-import { Dedupe, type DedupeOptions } from '../idempotency/dedupe.js';
+import { Dedupe } from '../idempotency/dedupe.js';
 import { MemoryIdempotencyStore } from '../idempotency/memory-store.js';
-import { silentLogger, type Logger } from '../observability/logger.js';
-import { noMetrics, type RpcMetrics } from '../observability/metrics.js';
+import { silentLogger } from '../observability/logger.js';
+import { noMetrics } from '../observability/metrics.js';
 import { formatReplyTo, type RpcTransport, type Subscription, type TransportKind } from '../transport.js';
 import type { CallResult } from './call-result.js';
 import type { Handler } from './handler.js';
 import { Inbox } from './inbox.js';
 import { builtinHandlers } from './builtin-capabilities.js';
 import { LocalBus, type LocalBusEventName, type LocalBusEvents } from './local-bus.js';
-import type { InboxCore, NodeLimits } from './node-core.js';
+import type { InboxCore } from './node-core.js';
 import { createInboundPort, type InboundPort } from './inbound-port.js';
 import type { DeliverySource } from './receipt.js';
-import { PeerTable, normalizeAgentUri, type PeerEntry } from './peer-table.js';
+import { PeerTable, normalizeAgentUri } from './peer-table.js';
 import { CapabilitySchemas, type CapabilitySchema } from './capability-schemas.js';
 import { PendingRegistry } from './pending-registry.js';
-import { compilePermissions, type PermissionRules } from './permissions.js';
+import { compilePermissions } from './permissions.js';
 import { requestAgent, type RequestAgentOptions } from './request-agent.js';
 import { requeueDlqRecord, type RequeueResult } from './requeue.js';
-import { defaultAgentTopics, type AgentTopics } from './topics.js';
+import { defaultAgentTopics } from './topics.js';
 import { handleUndeliverable } from './undeliverable.js';
-import { noApprovals, type ApprovalGate } from './approvals.js';
+import { noApprovals } from './approvals.js';
+import { DEFAULT_LIMITS, checkAuth, checkLimits, type AgentNodeOptions } from './agent-node-options.js';
 
-export interface AgentNodeOptions {
-  /** The agent's id; it is addressed as `agent://<id>`. */
-  readonly id: string;
-  /** Transports this node listens and sends on; the node owns them and closes them. */
-  readonly transports: readonly RpcTransport[];
-  readonly peers?: PeerTable | readonly PeerEntry[];
-  readonly permissions?: PermissionRules;
-  /** Bus scope: only envelopes of this tenant are accepted; topics are tenant-scoped. */
-  readonly tenantId?: string;
-  readonly topics?: Partial<AgentTopics>;
-  /**
-   * Names this replica; its replies come back on a topic of its own. Use a stable name
-   * (pod name, hostname) where the transport keeps per-instance state (Kafka).
-   * Default: random per process start.
-   */
-  readonly instanceId?: string;
-  /**
-   * Verifies everything this node receives (a peer entry's provider, when it verifies,
-   * takes over for that peer) and signs what goes to peers without a provider of their
-   * own. Must be able to verify. Default `internal`.
-   */
-  readonly auth?: AuthProvider;
-  /** This node's capabilities with their JSON Schemas: inputs are checked before dispatch, results after. */
-  readonly capabilities?: readonly CapabilitySchema[];
-  /** Peers' published capabilities by agent id or URI: payloads are checked before they are sent. */
-  readonly peerCapabilities?: Readonly<Record<string, readonly CapabilitySchema[]>>;
-  /** Runaway-guard limits for flows through this node (see docs/guard.md). */
-  readonly guard?: Partial<GuardLimits>;
-  /** Whole-flow counts shared between processes (e.g. RedisFlowStore); the node does not close it. */
-  readonly guardStore?: FlowStore;
-  /** Where every auth decision is recorded (`auth_check`). Default: not recorded. */
-  readonly audit?: AuditLog;
-  readonly dlq?: DlqSink;
-  /** Answers handlers' approval prompts (`ctx.requestApproval`). Default: every prompt declined. */
-  readonly approvals?: ApprovalGate;
-  /** Dedupe of redeliveries. Default: an in-memory store, `message-id` strategy, 1 h TTL. */
-  readonly idempotency?: Partial<DedupeOptions>;
-  readonly limits?: Partial<NodeLimits> & { readonly pendingCapacity?: number; readonly maxInflight?: number };
-  /**
-   * Whether calls made through the node (`node.requestAgent`) from inside a handler join
-   * the handler's flow, as `ctx.requestAgent` always does. Default true. It runs handlers
-   * in an AsyncLocalStorage context, which on Node 20 and 22 puts a hook on every promise
-   * of the process (on Node 24 it costs next to nothing): a fleet whose handlers call
-   * through `ctx` can turn it off there and lose nothing.
-   */
-  readonly implicitFlow?: boolean;
-  /** How long `close()` waits for running handlers. Default 10,000 ms. */
-  readonly drainTimeoutMs?: number;
-  readonly logger?: Logger;
-  readonly metrics?: RpcMetrics;
-  readonly clock?: Clock;
-}
-
-const DEFAULT_LIMITS: NodeLimits = {
-  maxBytes: 1024 * 1024,
-  maxDepth: 64,
-  concurrency: 256,
-  maxDeliveryAttempts: 3,
-  retryDelayMs: 100,
-};
+export type { AgentNodeOptions } from './agent-node-options.js';
 
 /**
  * One agent: it serves capabilities through its inbox and calls peers by capability.
@@ -294,16 +233,4 @@ export class AgentNode {
       this.#core.logger.warn({ active: this.inbox.activeCount }, 'handlers still running after the drain timeout; closing anyway');
     }
   }
-}
-
-function checkAuth(auth: AuthProvider): AuthProvider {
-  if (typeof auth?.verify !== 'function') {
-    throw new TypeError(`AgentNode: auth provider ${String(auth?.name)} cannot verify; give the node a verifying provider (e.g. oidc with issuer and audience)`);
-  }
-  return auth;
-}
-
-function checkLimits(limits: NodeLimits): NodeLimits {
-  for (const [field, value] of Object.entries(limits)) positiveInteger(value, `AgentNode: limits.${field}`);
-  return limits;
 }
