@@ -11,6 +11,7 @@ import { MemoryIdempotencyStore } from '../src/idempotency/memory-store.js';
 import { AgentNode, PeerTable } from '../src/index.js';
 import { MemoryBus, memoryTransport } from '../transports/memory/index.js';
 import { BENCH_PAYLOAD } from './payload.js';
+import { benchAuthProvider } from './bench-auth.js';
 
 const ROUNDS = 50_000;
 let sink: unknown;
@@ -42,6 +43,15 @@ function request(messageId: string): AgentRpcEnvelope {
   };
 }
 
+/** CPU µs per round of `round`, run one after another: ROUNDS of them after a 10,000-round warm-up. */
+async function cpuPerRound(round: () => Promise<unknown>): Promise<number> {
+  for (let i = 0; i < 10_000; i++) await round();
+  const before = process.cpuUsage();
+  for (let i = 0; i < ROUNDS; i++) await round();
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / ROUNDS;
+}
+
 /** CPU µs per message through the memory transport alone: raw request/reply, sequential, halved. */
 async function transportOnly(): Promise<number> {
   const bus = new MemoryBus();
@@ -57,27 +67,21 @@ async function transportOnly(): Promise<number> {
     d.ack();
     answered?.();
   });
-  const calls = async (n: number): Promise<void> => {
-    for (let i = 0; i < n; i++) {
-      await new Promise<void>((resolve) => {
+  const perCall = await cpuPerRound(
+    () =>
+      new Promise<void>((resolve) => {
         answered = resolve;
         void requester.publish('raw.requests', { body });
-      });
-    }
-  };
-  await calls(10_000);
-  const before = process.cpuUsage();
-  await calls(ROUNDS);
-  const used = process.cpuUsage(before);
+      }),
+  );
   await requester.close();
   await responder.close();
-  return (used.user + used.system) / ROUNDS / 2;
+  return perCall / 2;
 }
 
 /** CPU µs per sync call between two nodes on one bus, sequential (C=1). */
 async function wholeCall(signed: boolean): Promise<number> {
-  const key = new Map([['bench', randomBytes(32)]]);
-  const auth = signed ? { auth: hmacAuth({ keys: key, signingKeyId: 'bench' }) } : {};
+  const auth = benchAuthProvider(signed ? 'hmac' : 'internal');
   const bus = new MemoryBus();
   const peers = new PeerTable([{ id: 'echo', routes: [{ kind: 'memory' }] }]);
   const caller = new AgentNode({ id: 'caller', transports: [memoryTransport({ bus })], peers, ...auth });
@@ -85,16 +89,10 @@ async function wholeCall(signed: boolean): Promise<number> {
   echo.handle('echo', (input) => input);
   await echo.start();
   await caller.start();
-  const calls = async (n: number): Promise<void> => {
-    for (let i = 0; i < n; i++) await caller.requestAgent({ to: 'agent://echo', capability: 'echo', payload: BENCH_PAYLOAD });
-  };
-  await calls(10_000);
-  const before = process.cpuUsage();
-  await calls(ROUNDS);
-  const used = process.cpuUsage(before);
+  const perCall = await cpuPerRound(() => caller.requestAgent({ to: 'agent://echo', capability: 'echo', payload: BENCH_PAYLOAD }));
   await caller.close();
   await echo.close();
-  return (used.user + used.system) / ROUNDS;
+  return perCall;
 }
 
 /** A signed request as a receiver has it: decoded from the wire, with the bytes' canonical tail. */
