@@ -1,6 +1,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { Logger } from '../observability/logger.js';
+import type { ApprovalAnswer, ApprovalPrompt } from '../rpc/approvals.js';
 import type { Principal } from '../server/roles.js';
 
 /** A JSON Schema for a tool's arguments: always an object. */
@@ -19,6 +20,10 @@ export interface ToolContext {
   readonly logger: Logger;
   readonly signal?: AbortSignal;
   readonly correlationId?: string;
+  /** The agent's working directory (bash runs there; read and patch resolve paths against it). */
+  readonly workDir?: string;
+  /** Asks whoever can answer (a session's user, the first caller up the chain). Absent: nobody can, every prompt is declined. */
+  readonly requestApproval?: (prompt: ApprovalPrompt) => Promise<ApprovalAnswer>;
 }
 
 /** What the model sees of a tool's run. Errors are results too: the model reads them and adapts. */
