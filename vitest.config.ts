@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
 // servers and OpenID provider): no broker, no child process, so they belong to `unit`.
 const inProcess = [
   'test/conformance/memory.test.ts',
+  'test/integration/approvals-and-usage.test.ts',
   'test/integration/auth-hmac.test.ts',
   'test/integration/auth-oidc.test.ts',
   'test/integration/capability-schemas.test.ts',

@@ -67,6 +67,8 @@ export const agentFileSchema = z.strictObject({
       maxFlowMs: z.int().min(1).optional().describe('Age of a flow after which its calls are refused. Default 300,000.'),
       maxCallsPerMinute: z.int().min(1).optional().describe('Agent-to-agent calls per rolling minute in a flow. Default 20.'),
       maxCallsPerFlow: z.int().min(1).optional().describe('Agent-to-agent calls in a flow. Default 100.'),
+      maxTokens: z.int().min(1).optional().describe('Model tokens (input + output) a flow may spend before its further calls and model requests are refused. Default: no budget.'),
+      maxCostUsd: z.number().positive().optional().describe('Model cost in USD a flow may spend before its further calls and model requests are refused. Default: no budget.'),
       store: z
         .strictObject({
           kind: z.literal('redis').describe('The store kind.'),

@@ -12,11 +12,15 @@ export interface GuardLimits {
   readonly maxCallsPerMinute: number;
   /** Agent-to-agent calls in a flow. Default 100. */
   readonly maxCallsPerFlow: number;
+  /** Model tokens (input + output) a flow may spend. Default: no budget. */
+  readonly maxTokens?: number;
+  /** Model cost in USD a flow may spend. Default: no budget. */
+  readonly maxCostUsd?: number;
 }
 
 export const DEFAULT_GUARD_LIMITS: GuardLimits = { maxDepth: 5, maxAgents: 10, maxFlowMs: 5 * 60_000, maxCallsPerMinute: 20, maxCallsPerFlow: 100 };
 
-export const GUARD_RULES = ['correlation-required', 'self-call', 'depth', 'agents', 'duration', 'rate', 'total'] as const;
+export const GUARD_RULES = ['correlation-required', 'self-call', 'depth', 'agents', 'duration', 'rate', 'total', 'tokens', 'cost'] as const;
 export type GuardRule = (typeof GUARD_RULES)[number];
 
 export interface GuardViolation {
@@ -72,6 +76,24 @@ export function checkFlowCounts(counts: FlowCounts, limits: GuardLimits): GuardV
   }
   if (counts.calls > limits.maxCallsPerFlow) {
     return { rule: 'total', message: `${PREFIX}total call limit exceeded (max ${limits.maxCallsPerFlow} per flow)`, value: counts.calls, limit: limits.maxCallsPerFlow };
+  }
+  return undefined;
+}
+
+/** What a flow has spent, as the budget rules read it. */
+export interface FlowSpending {
+  readonly tokens: number;
+  readonly costUsd: number;
+}
+
+/** The budget rules (tokens, cost): refused once the flow has spent its budget. */
+export function checkBudget(spent: FlowSpending, limits: GuardLimits): GuardViolation | undefined {
+  if (limits.maxTokens !== undefined && spent.tokens >= limits.maxTokens) {
+    return { rule: 'tokens', message: `${PREFIX}flow token budget spent (${spent.tokens}, max ${limits.maxTokens})`, value: spent.tokens, limit: limits.maxTokens };
+  }
+  if (limits.maxCostUsd !== undefined && spent.costUsd >= limits.maxCostUsd) {
+    const cost = Number(spent.costUsd.toFixed(6));
+    return { rule: 'cost', message: `${PREFIX}flow cost budget spent ($${cost}, max $${limits.maxCostUsd})`, value: cost, limit: limits.maxCostUsd };
   }
   return undefined;
 }

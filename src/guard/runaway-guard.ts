@@ -3,7 +3,8 @@ import { RpcError } from '../errors.js';
 import { collapseChain } from './collapse-chain.js';
 import { decodeFlowState, encodeFlowState, FLOW_HEADER, RECENT_CALLS_KEPT, type FlowState } from './flow-state.js';
 import { FlowTable } from './flow-table.js';
-import { checkCall, checkFlowCounts, DEFAULT_GUARD_LIMITS, type GuardLimits, type GuardViolation } from './guard-rules.js';
+import { checkBudget, checkCall, checkFlowCounts, DEFAULT_GUARD_LIMITS, type GuardLimits, type GuardViolation } from './guard-rules.js';
+import { decodeUsage, FLOW_USAGE_HEADER, type Usage } from '../rpc/flow-usage.js';
 import type { FlowStore } from './flow-store.js';
 import { positiveInteger } from '../check-integer.js';
 
@@ -60,9 +61,11 @@ export class RunawayGuard {
     private readonly onStoreError: (error: unknown) => void = () => {},
   ) {
     this.limits = { ...DEFAULT_GUARD_LIMITS, ...limits };
-    for (const [field, value] of Object.entries(this.limits)) {
-      positiveInteger(value, `guard.${field}`);
-    }
+    const { maxTokens, maxCostUsd, ...counts } = this.limits;
+    for (const [field, value] of Object.entries(counts)) positiveInteger(value, `guard.${field}`);
+    // The budgets are optional: no budget unless set.
+    if (maxTokens !== undefined) positiveInteger(maxTokens, 'guard.maxTokens');
+    if (maxCostUsd !== undefined && !(typeof maxCostUsd === 'number' && maxCostUsd > 0 && Number.isFinite(maxCostUsd))) throw new RangeError('guard.maxCostUsd must be a positive number');
     this.table = new FlowTable(this.limits.maxFlowMs + 60_000);
   }
 
@@ -100,11 +103,17 @@ export class RunawayGuard {
     if (state === undefined) {
       return { violation: { rule: 'correlation-required', message: 'Agent call rejected: correlation ID required for agent-initiated calls' }, from, to };
     }
-    const violation = checkCall(from, to, state, now, this.limits);
+    const violation = checkCall(from, to, state, now, this.limits) ?? this.checkSpent(decodeUsage(envelope.headers?.[FLOW_USAGE_HEADER]));
     if (violation) return { violation, from, to };
     this.table.record(envelope.correlationId, state, now);
     this.noteArrival(envelope.messageId, now);
     return undefined;
+  }
+
+  /** The flow budgets (maxTokens, maxCostUsd) against what a flow has spent; undefined while within them or when there are none. */
+  checkSpent(spent: Usage | undefined): GuardViolation | undefined {
+    if (spent === undefined || (this.limits.maxTokens === undefined && this.limits.maxCostUsd === undefined)) return undefined;
+    return checkBudget({ tokens: spent.inputTokens + spent.outputTokens, costUsd: spent.costUsd }, this.limits);
   }
 
   /**

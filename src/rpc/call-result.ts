@@ -1,4 +1,5 @@
 import type { RpcError } from '../errors.js';
+import type { Usage } from './flow-usage.js';
 
 export const CALL_STATUSES = ['ok', 'error', 'timeout', 'abandoned', 'busy', 'schema-violation'] as const;
 export type CallStatus = (typeof CALL_STATUSES)[number];
@@ -16,6 +17,8 @@ export interface CallResult<T = unknown> {
   /** The request envelope's messageId (unset when nothing was sent). */
   messageId?: string;
   latencyMs: number;
+  /** Tokens and cost of everything the call caused (its model agent, the calls that made), when the response said. */
+  usage?: Usage;
 }
 
 /** Maps an error code to the status a caller sees. */

@@ -2,7 +2,11 @@ import { requestAgent } from './request-agent.js';
 import type { AgentRpcEnvelope } from '../envelope/index.js';
 import { RpcError, toRpcError } from '../errors.js';
 import type { StoredReply } from '../idempotency/store.js';
+import { askApproval } from './approval-chain.js';
 import { runInDispatch } from './flow-context.js';
+import { flowSpentAt, NO_USAGE, recordUsage, usageCausedBy } from './flow-usage.js';
+import { guardError } from '../guard/runaway-guard.js';
+import { reportGuardRejection } from './guard-report.js';
 import { toWireError, type Handler, type HandlerContext, type HandlerResult, type RespondOptions } from './handler.js';
 import type { InboxCore } from './node-core.js';
 import { isPromise } from '../maybe-promise.js';
@@ -34,6 +38,11 @@ export async function dispatchRequest(core: InboxCore, envelope: AgentRpcEnvelop
     return { reply, payload, sent };
   };
 
+  const sendProgress = async (payload: ResponsePayload): Promise<void> => {
+    const reply = await receipt.reply(payload);
+    if (reply) await receipt.send(reply, payload);
+  };
+  const requestApproval: HandlerContext['requestApproval'] = (prompt) => askApproval(core, envelope, prompt, sendProgress);
   const ctx: HandlerContext = {
     envelope,
     correlationId: envelope.correlationId,
@@ -42,16 +51,16 @@ export async function dispatchRequest(core: InboxCore, envelope: AgentRpcEnvelop
     deadline: envelope.deadline,
     attempt: receipt.delivery.attempt,
     logger: core.logger,
-    requestAgent: (options) => requestAgent(core, options, envelope),
-    requestApproval: (prompt) => core.approvals.request(envelope, prompt),
+    requestAgent: (options) => requestAgent(core, options, envelope, requestApproval),
+    requestApproval,
+    reportUsage: (usage) => recordUsage(envelope, usage),
+    usage: () => usageCausedBy(envelope) ?? NO_USAGE,
+    checkFlowBudget: () => flowBudgetError(core, envelope),
     respond: async (result: HandlerResult, options?: RespondOptions) => {
       if (final) throw new RpcError('EAGENTRPC_HANDLER_FAILED', 'respond() called after the final response was sent');
       if (options?.progress) {
         if (!result.ok) throw new TypeError('respond: an error result cannot be a progress response');
-        const payload: ResponsePayload = { data: result.data ?? null, ok: true, progress: true };
-        const reply = await receipt.reply(payload);
-        if (reply) await receipt.send(reply, payload);
-        return;
+        return sendProgress({ data: result.data ?? null, ok: true, progress: true });
       }
       final = sendFinal(toPayload(result));
       await (await final).sent;
@@ -64,7 +73,7 @@ export async function dispatchRequest(core: InboxCore, envelope: AgentRpcEnvelop
   let value: unknown;
   try {
     const run = (): unknown => handler(envelope.payload, ctx);
-    value = await (core.implicitFlow ? runInDispatch({ agentUri: core.uri, request: envelope }, run) : run());
+    value = await (core.implicitFlow ? runInDispatch({ agentUri: core.uri, request: envelope, askApproval: requestApproval }, run) : run());
   } catch (error) {
     thrown = toRpcError(error);
   }
@@ -101,6 +110,14 @@ export async function dispatchRequest(core: InboxCore, envelope: AgentRpcEnvelop
 function toPayload(result: HandlerResult): ResponsePayload {
   if (result.ok) return { data: result.data ?? null, ok: true };
   return { error: toWireError(result.error), ok: false };
+}
+
+/** A handler spending model tokens checks the flow's budget before each model request, like the guard before each call. */
+function flowBudgetError(core: InboxCore, envelope: AgentRpcEnvelope): RpcError | undefined {
+  const violation = core.guard.checkSpent(flowSpentAt(envelope));
+  if (!violation) return undefined;
+  reportGuardRejection(core, violation, core.agentId, core.agentId, envelope.correlationId);
+  return guardError(violation, core.agentId, core.agentId);
 }
 
 function logHandlerError(core: InboxCore, envelope: AgentRpcEnvelope, error: RpcError): void {

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AgentRpcEnvelope } from '../envelope/index.js';
+import type { ApprovalAsker } from './approval-chain.js';
 
 /**
  * The request a handler is serving, visible to every call the handler makes (however deep
@@ -9,6 +10,8 @@ import type { AgentRpcEnvelope } from '../envelope/index.js';
 export interface DispatchContext {
   readonly agentUri: string;
   readonly request: AgentRpcEnvelope;
+  /** The handler's own approval path: a question from a peer it calls is asked on up through it. */
+  readonly askApproval?: ApprovalAsker;
 }
 
 const storage = new AsyncLocalStorage<DispatchContext>();

@@ -4,6 +4,8 @@ import type { Logger } from '../observability/logger.js';
 import type { CallResult } from './call-result.js';
 import type { ApprovalAnswer, ApprovalPrompt } from './approvals.js';
 import type { RequestAgentOptions } from './request-agent.js';
+import type { Usage } from './flow-usage.js';
+import type { RpcError } from '../errors.js';
 
 /** What a handler sends back: data, or an error the caller receives as a typed RpcError. */
 export type HandlerResult<O = unknown> =
@@ -36,11 +38,18 @@ export interface HandlerContext {
   /** Calls another agent from this handler: the call joins this request's flow (see AgentNode.requestAgent). */
   requestAgent<O = unknown>(options: RequestAgentOptions): Promise<CallResult<O>>;
   /**
-   * Asks the user before an action. In a safe-mode session the prompt waits in the session
-   * until it is answered; without safe mode it is approved at once; outside a session
-   * (broker traffic) it is declined (`reason: 'no-session'`).
+   * Asks before an action. In a safe-mode session the prompt waits in the session until it
+   * is answered; without safe mode it is approved at once. A request that came over a broker
+   * asks its caller, up the chain, until a session or a caller's `onApproval` answers it;
+   * with nobody able to answer it is declined with the reason (`no-approver`, `timeout`, …).
    */
   requestApproval(prompt: ApprovalPrompt): Promise<ApprovalAnswer>;
+  /** Adds model usage (tokens, cost) to this request's: the response carries it, rolled up with its calls'. */
+  reportUsage(usage: Usage): void;
+  /** Everything this request caused so far: reported usage plus the rolled-up usage of the calls it made. */
+  usage(): Usage;
+  /** The guard's refusal (EAGENTRPC_GUARD_REJECTED, rule tokens or cost) once the flow has spent its budget; undefined while within it. */
+  checkFlowBudget(): RpcError | undefined;
 }
 
 export type Handler<I = unknown, O = unknown> = (input: I, ctx: HandlerContext) => O | Promise<O>;

@@ -12,6 +12,7 @@ import { guardError } from '../guard/runaway-guard.js';
 import { reportGuardRejection } from './guard-report.js';
 import { Receipt, type DeliverySource } from './receipt.js';
 import { asResponsePayload } from './response-payload.js';
+import { decodeUsage, USAGE_HEADER } from './flow-usage.js';
 import { Semaphore } from './semaphore.js';
 
 /**
@@ -113,9 +114,14 @@ export class Inbox {
       if (!payload) {
         const error = new RpcError('EAGENTRPC_INVALID_RESPONSE', `response from ${envelope.from} is not a result object`);
         matched = registry.settle(requestId, { ok: false, error }, true);
-      } else if (!payload.ok) matched = registry.settle(requestId, { ok: false, error: RpcError.fromWire(payload.error) }, true);
-      else if (payload.progress) matched = registry.progress(requestId, payload.data);
-      else matched = registry.settle(requestId, { ok: true, data: payload.data }, true);
+      } else if (payload.ok && payload.approval) matched = registry.approval(requestId, payload.approval);
+      else if (payload.ok && payload.progress) matched = registry.progress(requestId, payload.data);
+      else {
+        const usageHeader = envelope.headers?.[USAGE_HEADER];
+        const usage = usageHeader === undefined ? undefined : decodeUsage(usageHeader);
+        const outcome = payload.ok ? { ok: true as const, data: payload.data } : { ok: false as const, error: RpcError.fromWire(payload.error) };
+        matched = registry.settle(requestId, usage === undefined ? outcome : { ...outcome, usage }, true);
+      }
     }
     if (matched) return receipt.delivery.ack();
     if (requestId !== undefined && registry.wasAnswered(requestId)) {

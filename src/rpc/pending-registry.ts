@@ -1,12 +1,15 @@
 import { positiveInteger } from '../check-integer.js';
 import { RpcError } from '../errors.js';
+import type { ApprovalRequestWire } from './response-payload.js';
+import type { Usage } from './flow-usage.js';
 import type { RpcMetrics } from '../observability/metrics.js';
 import { RecentIds } from './recent-ids.js';
 
 /** How a pending call ends: a final response, or an error made locally (timeout, close). */
-export type PendingOutcome =
-  | { readonly ok: true; readonly data: unknown }
-  | { readonly ok: false; readonly error: RpcError };
+export type PendingOutcome = ({ readonly ok: true; readonly data: unknown } | { readonly ok: false; readonly error: RpcError }) & {
+  /** What the call caused (tokens, cost), when the response said. */
+  readonly usage?: Usage;
+};
 
 export interface PendingCall {
   /** messageId of the request; responses carry it as `causedBy`. */
@@ -16,6 +19,8 @@ export interface PendingCall {
   /** Absolute ms epoch after which the call times out. */
   readonly deadline: number;
   readonly onProgress: ((data: unknown) => void) | undefined;
+  /** A question the target asks up the chain; without it the question goes unanswered until its deadline. */
+  readonly onApproval?: (approval: ApprovalRequestWire) => void;
   readonly onSettle: (outcome: PendingOutcome) => void;
 }
 
@@ -79,6 +84,14 @@ export class PendingRegistry {
     const entry = this.entries.get(requestId);
     if (!entry) return false;
     entry.call.onProgress?.(data);
+    return true;
+  }
+
+  /** Delivers an approval request of the target. Returns false if no call waits for it. */
+  approval(requestId: string, approval: ApprovalRequestWire): boolean {
+    const entry = this.entries.get(requestId);
+    if (!entry) return false;
+    entry.call.onApproval?.(approval);
     return true;
   }
 

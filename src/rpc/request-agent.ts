@@ -4,6 +4,7 @@ import { agentIdOf, encodeEnvelope, newCorrelationId, newMessageId, type AgentRp
 import { RpcError, toRpcError } from '../errors.js';
 import { CALL_MODES, statusForError, type CallMode, type CallResult } from './call-result.js';
 import { isPromise } from '../maybe-promise.js';
+import { approvalResponder, type ApprovalAsker } from './approval-chain.js';
 import { currentDispatch } from './flow-context.js';
 import type { CallerCore } from './node-core.js';
 import type { PendingOutcome } from './pending-registry.js';
@@ -12,6 +13,7 @@ import { requestPermissionKey } from './permissions.js';
 import { runSyncCall, type RetryOptions } from './sync-call.js';
 import { childTraceparent, TRACEPARENT_HEADER } from './trace-context.js';
 import { FLOW_HEADER } from '../guard/flow-state.js';
+import { encodeUsage, flowSpentAt, FLOW_USAGE_HEADER, recordUsage } from './flow-usage.js';
 import { guardError } from '../guard/runaway-guard.js';
 import { reportGuardRejection, reportIdleHops } from './guard-report.js';
 
@@ -27,6 +29,12 @@ export interface RequestAgentOptions<I = unknown> {
   readonly headers?: Record<string, string>;
   /** Sync mode: called with each progress response before the final one. */
   readonly onProgress?: (data: unknown) => void;
+  /**
+   * Answers questions the target (or an agent it calls) asks before acting — a model
+   * agent's command approval. Inside a handler the default asks on up the chain (the
+   * handler's own caller or session); elsewhere, without it, every question is declined.
+   */
+  readonly onApproval?: ApprovalAsker;
   /** Aborting stops waiting: the call settles `abandoned` (the request may still run remotely). */
   readonly signal?: AbortSignal;
   /** Sync mode: publish the same envelope again when an attempt is lost (see RetryOptions). */
@@ -44,7 +52,12 @@ export const MAX_TIMEOUT_MS = 600_000;
  * `parent`: the request being handled, which the call joins (a handler's `ctx` passes
  * it); otherwise the one of the handler this runs in, when handlers run in a flow context.
  */
-export async function requestAgent<O = unknown>(core: CallerCore, options: RequestAgentOptions, parent: AgentRpcEnvelope | undefined = currentDispatch()?.request): Promise<CallResult<O>> {
+export async function requestAgent<O = unknown>(
+  core: CallerCore,
+  options: RequestAgentOptions,
+  parent: AgentRpcEnvelope | undefined = currentDispatch()?.request,
+  parentApprovals: ApprovalAsker | undefined = currentDispatch()?.askApproval,
+): Promise<CallResult<O>> {
   const { to, capability, mode, timeoutMs } = checkOptions(options);
   const started = performance.now();
   const correlationId = parent?.correlationId ?? newCorrelationId();
@@ -54,6 +67,11 @@ export async function requestAgent<O = unknown>(core: CallerCore, options: Reque
       ? { status: 'ok', response: outcome.data as O, correlationId, latencyMs }
       : { status: statusForError(outcome.error), error: outcome.error, correlationId, latencyMs };
     if (messageId !== undefined) result.messageId = messageId;
+    if (outcome.usage !== undefined) {
+      result.usage = outcome.usage;
+      // Rolled up: the handler this call was made from answers with it included.
+      if (parent) recordUsage(parent, outcome.usage);
+    }
     return result;
   };
   /** The call has ended: its outcome is counted once. */
@@ -80,6 +98,12 @@ export async function requestAgent<O = unknown>(core: CallerCore, options: Reque
   if ('violation' in flow) {
     reportGuardRejection(core, flow.violation, flow.from, flow.to, correlationId);
     return fail(guardError(flow.violation, flow.from, flow.to));
+  }
+  const spent = parent ? flowSpentAt(parent) : undefined;
+  const overBudget = core.guard.checkSpent(spent);
+  if (overBudget) {
+    reportGuardRejection(core, overBudget, core.agentId, agentIdOf(to), correlationId);
+    return fail(guardError(overBudget, core.agentId, agentIdOf(to)));
   }
   if (parent) core.metrics.agentCall?.(flow.depth);
   if (flow.idleHops !== undefined) reportIdleHops(core, flow.idleHops, core.agentId, agentIdOf(to), correlationId);
@@ -109,6 +133,7 @@ export async function requestAgent<O = unknown>(core: CallerCore, options: Reque
     options.headers === undefined
       ? { [FLOW_HEADER]: flow.header, [TRACEPARENT_HEADER]: traceparent }
       : { ...options.headers, [TRACEPARENT_HEADER]: traceparent, [FLOW_HEADER]: flow.header };
+  if (spent !== undefined) envelope.headers[FLOW_USAGE_HEADER] = encodeUsage(spent);
   const signer = peer.auth ?? core.auth;
   const send = (signed: AgentRpcEnvelope): Promise<void> =>
     peer.transport.publish(peer.topic, { body: encodeEnvelope(signed), key: correlationId, messageId });
@@ -122,8 +147,10 @@ export async function requestAgent<O = unknown>(core: CallerCore, options: Reque
   if (mode === 'fire-and-forget') {
     return publish().then(() => finish({ ok: true, data: undefined }, messageId), (error: unknown) => fail(error, messageId));
   }
+  const onApproval = approvalResponder(core, to, peer.tenantId, correlationId, options.onApproval ?? parentApprovals);
   if (mode === 'async') {
     const refused = core.registry.register({
+      onApproval,
       requestId: messageId,
       correlationId,
       capability,
@@ -150,6 +177,7 @@ export async function requestAgent<O = unknown>(core: CallerCore, options: Reque
     publish,
     abandon: peer.transport.abandon ? () => peer.transport.abandon?.(messageId) : undefined,
     onProgress: options.onProgress,
+    onApproval,
     signal: options.signal,
     retry: options.retry,
   });
@@ -183,6 +211,9 @@ function checkOptions(options: RequestAgentOptions): CheckedOptions {
   }
   if (options.onProgress !== undefined && typeof options.onProgress !== 'function') {
     throw new TypeError('requestAgent: onProgress must be a function');
+  }
+  if (options.onApproval !== undefined && typeof options.onApproval !== 'function') {
+    throw new TypeError('requestAgent: onApproval must be a function');
   }
   const to = normalizeAgentUri(options.to);
   return { to, capability: options.capability, mode, timeoutMs: Math.min(MAX_TIMEOUT_MS, Math.max(1, Math.floor(timeout))) };

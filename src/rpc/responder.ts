@@ -6,6 +6,7 @@ import { parseReplyTo, type RpcTransport, type TransportKind } from '../transpor
 import { isPromise, type MaybePromise } from '../maybe-promise.js';
 import { signerFor, type NodeLinks, type SignerCore } from './node-core.js';
 import type { ResponsePayload } from './response-payload.js';
+import { encodeUsage, USAGE_HEADER, usageCausedBy } from './flow-usage.js';
 
 /**
  * Builds (and signs) the response envelope for a request. Undefined when the request
@@ -26,6 +27,9 @@ export function buildResponse(core: SignerCore, request: AgentRpcEnvelope, paylo
     payload,
   };
   if (request.tenantId !== undefined) response.tenantId = request.tenantId;
+  // Rolled up along the flow: each answer carries what its request caused, nested calls included.
+  const usage = usageCausedBy(request);
+  if (usage !== undefined) response.headers = { [USAGE_HEADER]: encodeUsage(usage) };
   const replyTo = request.replyTo;
   const signed = attachAuth(signerFor(core, request.from), response);
   return isPromise(signed) ? signed.then((s) => ({ replyTo, body: encodeEnvelope(s) })) : { replyTo, body: encodeEnvelope(signed) };

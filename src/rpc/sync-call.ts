@@ -1,7 +1,7 @@
 import { backoffDelay } from '../backoff.js';
 import { RpcError, toRpcError } from '../errors.js';
 import type { CallerCore } from './node-core.js';
-import type { PendingOutcome } from './pending-registry.js';
+import type { PendingCall, PendingOutcome } from './pending-registry.js';
 
 /** Retrying a sync call: the same envelope (same messageId) is published again. */
 export interface RetryOptions {
@@ -23,6 +23,7 @@ export interface SyncCall {
   /** Tells a request/response transport that nobody waits any more (it cancels remote work). */
   readonly abandon: (() => void) | undefined;
   readonly onProgress: ((data: unknown) => void) | undefined;
+  readonly onApproval: PendingCall['onApproval'];
   readonly signal: AbortSignal | undefined;
   readonly retry: RetryOptions | undefined;
 }
@@ -70,6 +71,7 @@ function attemptOnce(core: CallerCore, call: SyncCall, deadline: number): Promis
       capability: call.capability,
       deadline,
       onProgress: call.onProgress,
+      onApproval: call.onApproval,
       onSettle: (outcome) => {
         signal?.removeEventListener('abort', onAbort);
         resolve({ outcome, registered: true });
