@@ -30,6 +30,7 @@ import { requeueDlqRecord, type RequeueResult } from './requeue.js';
 import { defaultAgentTopics } from './topics.js';
 import { handleUndeliverable } from './undeliverable.js';
 import { noApprovals } from './approvals.js';
+import { Cancellations } from './cancellations.js';
 import { DEFAULT_LIMITS, checkAuth, checkLimits, type AgentNodeOptions } from './agent-node-options.js';
 
 export type { AgentNodeOptions } from './agent-node-options.js';
@@ -100,6 +101,7 @@ export class AgentNode {
       ),
       dlq: options.dlq ?? new MemoryDlqSink(),
       approvals: options.approvals ?? noApprovals,
+      cancellations: new Cancellations(),
       dedupe: new Dedupe({ ...options.idempotency, store: options.idempotency?.store ?? new MemoryIdempotencyStore({ clock }) }),
       bus: new LocalBus(logger),
       logger,

@@ -56,6 +56,9 @@ export async function dispatchRequest(core: InboxCore, envelope: AgentRpcEnvelop
     reportUsage: (usage) => recordUsage(envelope, usage),
     usage: () => usageCausedBy(envelope) ?? NO_USAGE,
     checkFlowBudget: () => flowBudgetError(core, envelope),
+    get signal() {
+      return core.cancellations.signalFor(envelope, core.clock.now());
+    },
     respond: async (result: HandlerResult, options?: RespondOptions) => {
       if (final) throw new RpcError('EAGENTRPC_HANDLER_FAILED', 'respond() called after the final response was sent');
       if (options?.progress) {
@@ -77,6 +80,7 @@ export async function dispatchRequest(core: InboxCore, envelope: AgentRpcEnvelop
   } catch (error) {
     thrown = toRpcError(error);
   }
+  core.cancellations.release(envelope.messageId);
   core.metrics.handlerCompleted?.(envelope.capability, thrown === undefined, performance.now() - started);
 
   // A result that breaks the capability's published output schema is not sent as success.

@@ -44,6 +44,12 @@ export interface HandlerContext {
    * with nobody able to answer it is declined with the reason (`no-approver`, `timeout`, …).
    */
   requestApproval(prompt: ApprovalPrompt): Promise<ApprovalAnswer>;
+  /**
+   * Aborted when the request's deadline passes, its caller cancels it (`$cancel`, sent when
+   * a caller's AbortSignal fires) or the session it serves is cancelled; the reason is an
+   * RpcError. Long work (a model loop, a shell command) should stop when it fires.
+   */
+  readonly signal: AbortSignal;
   /** Adds model usage (tokens, cost) to this request's: the response carries it, rolled up with its calls'. */
   reportUsage(usage: Usage): void;
   /** Everything this request caused so far: reported usage plus the rolled-up usage of the calls it made. */

@@ -13,6 +13,7 @@ import { reportGuardRejection } from './guard-report.js';
 import { Receipt, type DeliverySource } from './receipt.js';
 import { asResponsePayload } from './response-payload.js';
 import { decodeUsage, USAGE_HEADER } from './flow-usage.js';
+import { CANCEL_CAPABILITY, cancelledRequestId } from './cancellations.js';
 import { Semaphore } from './semaphore.js';
 
 /**
@@ -172,6 +173,11 @@ export class Inbox {
       return receipt.refuse({ kind: 'deadline-expired', reason: 'deadline-expired', error });
     }
     if (envelope.kind === 'event') {
+      if (envelope.capability === CANCEL_CAPABILITY) {
+        const requestId = cancelledRequestId(envelope);
+        if (requestId !== undefined) core.cancellations.cancel(requestId, `by ${envelope.from}`, envelope.from);
+        return receipt.answer(undefined);
+      }
       core.bus.emit('agent.rpc.event', { envelope });
       return receipt.answer(undefined);
     }

@@ -1,4 +1,5 @@
 import type { AuditLog } from '../audit/audit-log.js';
+import type { Cancellations } from './cancellations.js';
 import type { ApprovalGate } from './approvals.js';
 import type { RunawayGuard } from '../guard/runaway-guard.js';
 import type { CapabilitySchemas } from './capability-schemas.js';
@@ -79,6 +80,8 @@ export interface InboxCore extends CallerCore {
   readonly approvals: ApprovalGate;
   readonly dedupe: Dedupe;
   readonly limits: NodeLimits;
+  /** Cancellation signals of the requests being handled. */
+  readonly cancellations: Cancellations;
   /** Handlers run inside an AsyncLocalStorage context, so calls through the node join their flow. */
   readonly implicitFlow: boolean;
 }
