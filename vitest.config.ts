@@ -20,6 +20,7 @@ const inProcess = [
   'test/integration/secrets-vault.test.ts',
   'test/integration/session-api.test.ts',
   'test/integration/trace-context.test.ts',
+  'test/integration/web-search-tool.test.ts',
 ];
 
 // One file per core: broker and process tests spend much of their time waiting on other

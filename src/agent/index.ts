@@ -2,3 +2,10 @@ export { defineTool, permissionDenied, type Tool, type ToolContext, type ToolPar
 export { buildAgentTools, toolPolicySchema, type AgentToolsOptions, type ToolPolicy } from './agent-tools.js';
 export { remoteAgentTool, REMOTE_AGENT } from './remote-agent-tool.js';
 export { listRemoteNodesTool, LIST_REMOTE_NODES } from './list-remote-nodes-tool.js';
+export { readTool, READ, type ReadToolOptions } from './tools/read-tool.js';
+export { patchTool, PATCH, type PatchToolOptions } from './tools/patch-tool.js';
+export { thinkTool, THINK } from './tools/think-tool.js';
+export { readSchemaTool, READ_SCHEMA, type AgentSchemaView, type CapabilitySchemaView } from './tools/read-schema-tool.js';
+export { webSearchTool, WEB_SEARCH, type WebSearchToolOptions } from './tools/web-search-tool.js';
+export { resolveInside, allowedRoots, type ExtraRoots } from './tools/workspace-path.js';
+export { loadAgentMemory, MAX_MEMORY_CHARS, type AgentMemory, type AgentMemoryOptions } from './memory.js';
