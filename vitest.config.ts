@@ -8,6 +8,7 @@ const inProcess = [
   'test/integration/approvals-and-usage.test.ts',
   'test/integration/auth-hmac.test.ts',
   'test/integration/auth-oidc.test.ts',
+  'test/integration/cancellation.test.ts',
   'test/integration/capability-schemas.test.ts',
   'test/integration/guard.test.ts',
   'test/integration/inbound-port.test.ts',

@@ -59,6 +59,8 @@ export interface InboundPort {
   deliver(message: InboundMessage): Promise<void>;
   /** A new flow's request to this agent, signed with its own provider: the inbox verifies it like any other. */
   signOwnRequest(request: OwnRequest): Promise<Uint8Array>;
+  /** Aborts the handler of a request delivered here (its `ctx.signal`). False when it is not running. */
+  cancel(requestId: string, reason: string): boolean;
 }
 
 /** How DLQ records and dedupe keys name what came through the port (no transport carried it). */
@@ -69,6 +71,7 @@ export function createInboundPort(core: InboxCore, inbox: Inbox, isRunning: () =
   return {
     uri: core.uri,
     limits,
+    cancel: (requestId, reason) => core.cancellations.cancel(requestId, reason),
     deliver(message) {
       if (!isRunning()) return Promise.reject(new RpcError('EAGENTRPC_ABANDONED', `${core.uri} is not running`));
       const decoded = message.decoded && withinLimits(message.decoded.limits, limits) ? message.decoded.envelope : undefined;

@@ -5,10 +5,11 @@ import { RpcError, toRpcError } from '../errors.js';
 import { CALL_MODES, statusForError, type CallMode, type CallResult } from './call-result.js';
 import { isPromise } from '../maybe-promise.js';
 import { approvalResponder, type ApprovalAsker } from './approval-chain.js';
+import { CANCEL_CAPABILITY } from './cancellations.js';
 import { currentDispatch } from './flow-context.js';
 import type { CallerCore } from './node-core.js';
 import type { PendingOutcome } from './pending-registry.js';
-import { normalizeAgentUri } from './peer-table.js';
+import { normalizeAgentUri, type ResolvedPeer } from './peer-table.js';
 import { requestPermissionKey } from './permissions.js';
 import { runSyncCall, type RetryOptions } from './sync-call.js';
 import { childTraceparent, TRACEPARENT_HEADER } from './trace-context.js';
@@ -175,13 +176,34 @@ export async function requestAgent<O = unknown>(
     capability,
     deadline,
     publish,
-    abandon: peer.transport.abandon ? () => peer.transport.abandon?.(messageId) : undefined,
+    // A request/response transport cancels the remote work itself; over a broker the target hears `$cancel`.
+    abandon: peer.transport.abandon ? () => peer.transport.abandon?.(messageId) : () => sendCancel(core, peer, envelope),
     onProgress: options.onProgress,
     onApproval,
     signal: options.signal,
     retry: options.retry,
   });
   return finish(outcome, sent ? messageId : undefined);
+}
+
+/** Tells the target the caller stopped waiting, so its handler's signal aborts. Best effort: a lost cancel leaves the deadline to end it. */
+function sendCancel(core: CallerCore, peer: ResolvedPeer, request: AgentRpcEnvelope): void {
+  const cancel: AgentRpcEnvelope = {
+    version: 1,
+    kind: 'event',
+    messageId: newMessageId(),
+    correlationId: request.correlationId,
+    from: core.uri,
+    to: request.to,
+    capability: CANCEL_CAPABILITY,
+    payload: { requestId: request.messageId },
+  };
+  if (request.tenantId !== undefined) cancel.tenantId = request.tenantId;
+  const publish = async (): Promise<void> => {
+    const signed = attachAuth(peer.auth ?? core.auth, cancel);
+    await peer.transport.publish(peer.topic, { body: encodeEnvelope(isPromise(signed) ? await signed : signed), key: request.correlationId, messageId: cancel.messageId });
+  };
+  publish().catch((error: unknown) => core.logger.debug({ err: error, requestId: request.messageId }, 'could not send $cancel'));
 }
 
 interface CheckedOptions {

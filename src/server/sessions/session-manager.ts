@@ -117,6 +117,8 @@ export class SessionManager {
     const record = this.get(principal, sessionId);
     if (record?.status !== 'running') return record;
     this.finish(record, { status: 'cancelled', system: 'cancelled by the client' });
+    // The handler stops too: a model agent's loop and its running command end now.
+    this.agents.find((agent) => agent.port.uri === record.agent)?.port.cancel(record.requestMessageId, 'the session was cancelled');
     return record;
   }
 
