@@ -15,6 +15,7 @@ const inProcess = [
   'test/integration/memory-calls.test.ts',
   'test/integration/memory-delivery-controls.test.ts',
   'test/integration/memory-inbox.test.ts',
+  'test/integration/model-clients.test.ts',
   'test/integration/oidc-issuer.test.ts',
   'test/integration/remote-session-client-faults.test.ts',
   'test/integration/remote-session-client.test.ts',

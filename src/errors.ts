@@ -36,6 +36,8 @@ export const RPC_ERROR_CODES = {
   EAGENTRPC_AUDIT_CLOSED: { retriable: false, summary: 'A record was appended to an audit log after it was closed.' },
   EAGENTRPC_AUDIT_WRITE_FAILED: { retriable: false, summary: 'Writing the audit log failed; the log records nothing more until it is reopened.' },
   EAGENTRPC_AUDIT_CHAIN_BROKEN: { retriable: false, summary: 'An existing audit log is truncated, modified or malformed at its end, so appending to it is refused; details name the problem.' },
+  EAGENTRPC_MODEL_FAILED: { retriable: true, summary: 'The model provider answered with an error or could not be reached; retriable for 408, 409, 429, 5xx, connection errors and timeouts only; details name the model, provider and HTTP status.' },
+  EAGENTRPC_AGENT_MAX_ITERATIONS: { retriable: false, summary: 'A model agent reached its max_iterations without a final answer; details carry the partial transcript.' },
   EAGENTRPC_BROKER_SETUP_FAILED: { retriable: true, summary: 'The broker refused or failed to set up what a topic needs (a JetStream stream, a Kafka topic); details name the topic.' },
 } as const satisfies Record<string, { retriable: boolean; summary: string }>;
 
