@@ -48,6 +48,7 @@ describe('bash policy: reading command lines', () => {
     expect(await commandsOf('ls | xargs -0 -n1 rm')).toContain('rm');
     expect(await commandsOf(`bash -c "rm -rf y; sh -c 'chmod 7 z'"`)).toEqual(expect.arrayContaining(['rm -rf y', 'chmod 7 z']));
     expect(await commandsOf('eval "rm y"')).toContain('rm y');
+    expect(await commandsOf("trap 'rm -rf y' EXIT; ls")).toContain('rm -rf y');
   });
 
   it('parser - output redirections are writes; input and fd duplications are not', async () => {
@@ -69,6 +70,11 @@ describe('bash policy: reading command lines', () => {
       ['ls | xargs -I{} sh -c {}', '{}'],
       ['env -S "rm -rf y"', 'env -S'],
       ['find . -exec {} \\;', '{}'],
+      ['alias ls="rm -rf y"', 'alias'],
+      ["PS4='$(rm y)' bash -xc ls", 'PS4'],
+      ['echo ${x@P}', '@P'],
+      ["printf -v 'a[$(rm y)]' 1", 'subscript'],
+      ['for ((i = 0; i < 3; i++)); do ls; done', 'for (('],
     ];
     for (const [line, named] of cases) {
       const parsed = await parseCommandLine(line);

@@ -31,6 +31,7 @@ const CHECKS_AT_ONCE = 4;
 const WRITE_OPS = new Set(['>', '>>', '>|', '<>', '&>', '&>>']);
 const DIRECTORY_COMMANDS = new Set(['cd', 'pushd', 'popd']);
 /** Variables whose text the shell evaluates later (prompts under `set -x`, startup files). */
+const SUBSCRIPT_SUBSTITUTION = /\[[^\]]*(\$\(|`)/;
 const EVALUATED_VARIABLE = /^(PS[0-4]|PROMPT_COMMAND|BASH_ENV|ENV)(\[[^\]]*\])?\+?=/;
 
 class Unreadable extends Error {}
@@ -101,6 +102,9 @@ class Collector {
     if (name === undefined || name === '') throw new Unreadable(`the command name \`${args[0]!.text}\` is not a literal word`);
     const evaluated = [...assigns, ...args].find((arg) => EVALUATED_VARIABLE.test(arg.value ?? arg.text));
     if (evaluated !== undefined) throw new Unreadable(`\`${evaluated.text}\` sets a variable whose text the shell runs later`);
+    // printf -v, read, unset, declare, let and test -v evaluate a quoted `a[$(…)]` subscript.
+    const subscript = args.find((arg) => arg.value !== undefined && SUBSCRIPT_SUBSTITUTION.test(arg.value));
+    if (subscript !== undefined) throw new Unreadable(`\`${subscript.text}\` holds a substitution in a subscript the shell may evaluate`);
     const text = (words: Arg[]): string => words.map((arg) => arg.text).join(' ');
     this.commands.push({ text: text([...assigns, ...args]), name });
     // `VAR=x cmd` and `/bin/cmd` also count as plain `cmd`, so a rule about cmd sees them.

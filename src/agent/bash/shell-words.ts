@@ -225,6 +225,8 @@ function scanParameter(host: ScanHost, state: WordState, context: Context): void
     if (c === undefined) throw new ShellSyntaxError('a ${ is not closed', open);
     if (c === '}') {
       host.pos += 1;
+      // ${x@P} expands the value like a prompt, running the substitutions it holds.
+      if (src.slice(host.pos - 3, host.pos) === '@P}') throw new ShellSyntaxError('${…@P} runs the substitutions of a value', open);
       break;
     }
     if (c === '\\') host.pos += 2;
