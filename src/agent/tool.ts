@@ -20,6 +20,8 @@ export interface ToolContext {
   readonly logger: Logger;
   readonly signal?: AbortSignal;
   readonly correlationId?: string;
+  /** The capability whose model agent runs the tool, for audit records. */
+  readonly capability?: string;
   /** The agent's working directory (bash runs there; read and patch resolve paths against it). */
   readonly workDir?: string;
   /** Asks whoever can answer (a session's user, the first caller up the chain). Absent: nobody can, every prompt is declined. */

@@ -4,6 +4,7 @@ import { agentFileSchema, type AgentFile } from './agent-file.js';
 import { capabilitiesFileSchema, type CapabilitiesFile } from './capabilities-file.js';
 import { checkPeerRoutes } from './check-peer-routes.js';
 import { ConfigError } from './config-error.js';
+import { resolveModelId } from '../agent/models/models-config.js';
 import { eventSourcesFileSchema, type EventSourcesFile } from './event-sources-file.js';
 import { inboxSettingsOf, type InboxSettings } from './inbox-settings.js';
 import { loadYamlFile, type LoadedYaml } from './load-yaml.js';
@@ -56,6 +57,14 @@ export function dataDirOf(config: AgentConfig): string {
   return resolve(config.dir, config.agent.value.dataDir);
 }
 
+/** A model agent's model must resolve when the files load, never at its first call. */
+function checkModelOf(agent: LoadedYaml<AgentFile>, capability: string, model: string | undefined): void {
+  const resolved = resolveModelId(model, agent.value.models ?? []);
+  if (resolved.ok) return;
+  const path = model === undefined ? ['handlers', capability] : ['handlers', capability, 'agent', 'model'];
+  throw new ConfigError(agent.file, agent.lineOf(path), path.join('.'), resolved.problem);
+}
+
 function checkAcrossFiles(agent: LoadedYaml<AgentFile>, capabilities: LoadedYaml<CapabilitiesFile>, eventSources: LoadedYaml<EventSourcesFile> | undefined): void {
   const names = new Set<string>();
   capabilities.value.capabilities.forEach((capability, index) => {
@@ -64,10 +73,11 @@ function checkAcrossFiles(agent: LoadedYaml<AgentFile>, capabilities: LoadedYaml
     }
     names.add(capability.name);
   });
-  for (const capability of Object.keys(agent.value.handlers)) {
+  for (const [capability, handler] of Object.entries(agent.value.handlers)) {
     if (!names.has(capability)) {
       throw new ConfigError(agent.file, agent.lineOf(['handlers', capability]), `handlers.${capability}`, `capability ${capability} is not declared in ${CONFIG_FILES.capabilities}`);
     }
+    if (typeof handler !== 'string') checkModelOf(agent, capability, handler.agent.model);
   }
   const sourceIds = new Set<string>();
   eventSources?.value.sources.forEach((source, index) => {

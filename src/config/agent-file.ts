@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { toolPolicySchema } from '../agent/agent-tools.js';
+import { agentHandlerSchema } from '../agent/agent-handler-config.js';
+import { modelsConfigSchema } from '../agent/models/models-config.js';
 import { ROLES } from '../server/roles.js';
 import { alias } from './aliases.js';
 import { receiverAuthSchema } from './auth-config.js';
@@ -29,7 +31,21 @@ export const agentFileSchema = z.strictObject({
     .strictObject({
       policy: toolPolicySchema
         .default({})
-        .describe('Tool name → enabled, for the model agent loop (docs/agent-tools.md). Validated, not yet used by `agent-rpc serve`: library users pass it to `buildAgentTools`.'),
+        .describe("Tool name → enabled, for every model agent of this file: false turns a tool off, true turns on one that is off by default (remote_agent, list_remote_nodes)."),
+      bash: z
+        .strictObject({
+          env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')).default([]).describe('Variables bash keeps although named like secrets (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*PASSWORD*`); every other such variable is removed.'),
+          timeoutSec: z.int().min(1).max(3_600).default(120).describe('Default limit of one command; the model may ask for less or more (at most 3,600).'),
+        })
+        .optional()
+        .describe('The bash tool of model agents.'),
+      webSearch: alias(
+        z
+          .strictObject({ endpoint: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).describe('A SearXNG-compatible search URL answering `?q=<query>&format=json`.') })
+          .optional()
+          .describe('Enables the web_search tool; without it the tool is not offered.'),
+        'web_search',
+      ),
     })
     .optional()
     .describe('Tools offered to model agents.'),
@@ -44,10 +60,11 @@ export const agentFileSchema = z.strictObject({
     .strictObject({ auth: receiverAuthSchema.optional().describe('What this agent requires of every envelope it receives (docs/auth.md). Default: internal.') })
     .optional()
     .describe('How envelopes are authenticated.'),
+  models: modelsConfigSchema.optional().describe('The language models model agents use (docs/agents.md).'),
   handlers: z
-    .record(z.string(), z.string().min(1))
+    .record(z.string(), z.union([z.string().min(1), agentHandlerSchema]))
     .default({})
-    .describe('Capability → module path (relative to this file) whose default export, or export named like the capability, is the handler.'),
+    .describe('Capability → module path (relative to this file) whose default export, or export named like the capability, is the handler; or a model agent (`type: agent`, docs/agents.md).'),
   limits: z
     .strictObject({
       ...inboxLimitFields,

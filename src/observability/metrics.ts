@@ -38,6 +38,14 @@ export interface RpcMetrics {
   transportCommitFailed?(transport: string): void;
   /** A transport's connection came back after it was lost (or its consumer was restarted after a failure). */
   transportReconnected?(transport: string): void;
+  /** A model agent's model request used tokens (kind input, output or cached; cached tokens are also counted in input). */
+  modelTokens?(model: string, kind: 'input' | 'output' | 'cached', tokens: number): void;
+  /** A model request's cost in USD from the model's pricing. */
+  modelCost?(model: string, usd: number): void;
+  /** A model agent's tool call ended. */
+  toolCalled?(tool: string, outcome: 'ok' | 'error'): void;
+  /** The bash policy decided on a command line (rule: the deciding rule's name, or `default`, `unreadable`, `outside-workdir`). */
+  policyDecision?(action: 'allow' | 'deny', rule: string): void;
 }
 
 export const noMetrics: RpcMetrics = {};

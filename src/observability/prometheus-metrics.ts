@@ -31,6 +31,10 @@ export class PrometheusMetrics {
   private readonly transportDrops: Counter<'agent' | 'transport' | 'reason'>;
   private readonly transportCommitFailures: Counter<'agent' | 'transport'>;
   private readonly transportReconnects: Counter<'agent' | 'transport'>;
+  private readonly modelTokens: Counter<'agent' | 'model' | 'kind'>;
+  private readonly modelCost: Counter<'agent' | 'model'>;
+  private readonly toolCalls: Counter<'agent' | 'tool' | 'outcome'>;
+  private readonly policyDecisions: Counter<'agent' | 'action' | 'rule'>;
 
   constructor(options: { registry?: Registry; processMetrics?: boolean } = {}) {
     this.registry = options.registry ?? new Registry();
@@ -52,6 +56,10 @@ export class PrometheusMetrics {
     this.transportDrops = new Counter({ name: 'agent_rpc_transport_dropped_total', help: 'Messages a transport received and dropped before the inbox saw them, by reason.', labelNames: ['agent', 'transport', 'reason'], registers });
     this.transportCommitFailures = new Counter({ name: 'agent_rpc_transport_commit_failures_total', help: 'Commits of consumed messages that failed (they are delivered again).', labelNames: ['agent', 'transport'], registers });
     this.transportReconnects = new Counter({ name: 'agent_rpc_transport_reconnects_total', help: 'Transport connections restored after they were lost.', labelNames: ['agent', 'transport'], registers });
+    this.modelTokens = new Counter({ name: 'agent_rpc_model_tokens_total', help: 'Model tokens used by model agents, by model id and kind (input, output, cached; cached is part of input).', labelNames: ['agent', 'model', 'kind'], registers });
+    this.modelCost = new Counter({ name: 'agent_rpc_model_cost_usd_total', help: "Model cost in USD from the model's pricing.", labelNames: ['agent', 'model'], registers });
+    this.toolCalls = new Counter({ name: 'agent_rpc_tool_calls_total', help: 'Tool calls of model agents, by tool and outcome.', labelNames: ['agent', 'tool', 'outcome'], registers });
+    this.policyDecisions = new Counter({ name: 'agent_rpc_bash_policy_decisions_total', help: 'Bash policy decisions on command lines, by action and deciding rule.', labelNames: ['agent', 'action', 'rule'], registers });
     this.unmatched = new Counter({ name: 'agent_rpc_unmatched_responses_total', help: 'Responses for no waiting call.', labelNames: ['agent', 'capability'], registers });
   }
 
@@ -86,6 +94,10 @@ export class PrometheusMetrics {
       transportDropped: (transport: string, reason: string) => this.transportDrops.inc({ agent, transport, reason }),
       transportCommitFailed: (transport: string) => this.transportCommitFailures.inc({ agent, transport }),
       transportReconnected: (transport: string) => this.transportReconnects.inc({ agent, transport }),
+      modelTokens: (model: string, kind: 'input' | 'output' | 'cached', tokens: number) => this.modelTokens.inc({ agent, model, kind }, tokens),
+      modelCost: (model: string, usd: number) => this.modelCost.inc({ agent, model }, usd),
+      toolCalled: (tool: string, outcome: 'ok' | 'error') => this.toolCalls.inc({ agent, tool, outcome }),
+      policyDecision: (action: 'allow' | 'deny', rule: string) => this.policyDecisions.inc({ agent, action, rule }),
     };
   }
 }

@@ -24,7 +24,7 @@ import type { DeliverySource } from './receipt.js';
 import { PeerTable, normalizeAgentUri } from './peer-table.js';
 import { CapabilitySchemas, type CapabilitySchema } from './capability-schemas.js';
 import { PendingRegistry } from './pending-registry.js';
-import { compilePermissions } from './permissions.js';
+import { compilePermissions, requestPermissionKey } from './permissions.js';
 import { requestAgent, type RequestAgentOptions } from './request-agent.js';
 import { requeueDlqRecord, type RequeueResult } from './requeue.js';
 import { defaultAgentTopics } from './topics.js';
@@ -149,6 +149,11 @@ export class AgentNode {
 
   get peers(): PeerTable {
     return this.#core.peers;
+  }
+
+  /** The permission list allows this agent to call `to`/`capability` (deny wins over allow). */
+  mayCall(to: string, capability: string): boolean {
+    return this.#core.permissions(requestPermissionKey(normalizeAgentUri(to), capability));
   }
 
   /** Registers the handler for a capability. Handlers can be added before or after start. */

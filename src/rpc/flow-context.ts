@@ -23,3 +23,8 @@ export function runInDispatch<T>(context: DispatchContext, fn: () => T): T {
 export function currentDispatch(): DispatchContext | undefined {
   return storage.getStore();
 }
+
+/** Runs `fn` outside any handler's flow: calls it makes start flows of their own (a background lookup, not part of the request). */
+export function outsideDispatch<T>(fn: () => T): T {
+  return storage.exit(fn);
+}

@@ -14,6 +14,10 @@ import { createSecretResolver } from '../secrets/resolver.js';
 import { handlersFromConfig } from './handlers-from-config.js';
 import type { ApprovalGate } from '../rpc/approvals.js';
 import { transportsFromConfig, type TransportContext } from './transports-from-config.js';
+import { modelAgentHandlers } from './model-agents.js';
+import { SecretMasker } from '../secrets/secret-masker.js';
+import { maskingResolver } from '../secrets/masking-resolver.js';
+import { noMetrics } from '../observability/metrics.js';
 
 export interface BuildAgentOptions {
   readonly logger: Logger;
@@ -25,6 +29,8 @@ export interface BuildAgentOptions {
   readonly remoteNodes?: TransportContext['remoteNodes'];
   /** Answers handlers' approval prompts (the session API). */
   readonly approvals?: ApprovalGate;
+  /** The secrets model agents must never send or log (the process's API tokens join the agent's own). Default: this agent's own. */
+  readonly masker?: SecretMasker;
 }
 
 /** An agent node wired from its config files, with the files it keeps (DLQ, audit, dedupe). */
@@ -40,7 +46,11 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
   const id = agent.value.agent.id;
   const dataDir = dataDirOf(config);
   await mkdir(dataDir, { recursive: true });
-  const secrets = createSecretResolver({ env: options.env ?? process.env });
+  const env = options.env ?? process.env;
+  // Every secret this agent resolves is also kept out of what its model agents send and log.
+  const masker = options.masker ?? new SecretMasker();
+  masker.addEnvironment(env);
+  const secrets = maskingResolver(createSecretResolver({ env }), masker);
   // AgentNode binds agentId to its own lines; the stores' lines get it here.
   const logger = options.logger;
 
@@ -103,6 +113,18 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
     ...(options.metrics ? { metrics: options.metrics } : {}),
   });
   for (const [capability, handler] of await handlersFromConfig(agent, config.dir)) node.handle(capability, handler);
+  const modelAgents = await modelAgentHandlers({
+    config,
+    node,
+    secrets,
+    masker,
+    audit,
+    metrics: options.metrics ?? noMetrics,
+    logger,
+    env,
+    ...(options.remoteNodes ? { remoteNodes: options.remoteNodes } : {}),
+  });
+  for (const [capability, handler] of modelAgents) node.handle(capability, handler);
   return {
     node,
     config,

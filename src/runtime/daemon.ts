@@ -4,6 +4,8 @@ import type { Logger } from '../observability/logger.js';
 import { createPinoLogger } from '../observability/pino-logger.js';
 import { PrometheusMetrics } from '../observability/prometheus-metrics.js';
 import { createSecretResolver } from '../secrets/resolver.js';
+import { maskingResolver } from '../secrets/masking-resolver.js';
+import { SecretMasker } from '../secrets/secret-masker.js';
 import type { TransportPlugin } from '../transport-plugin.js';
 import { startNodeHttpServer, type NodeHttpServer } from '../server/http-server.js';
 import type { ApiRoute } from '../server/api-route.js';
@@ -44,7 +46,9 @@ export async function startDaemon(dirs: string | readonly string[], transports: 
   const first = configs[0];
   if (!first) throw new TypeError('startDaemon: at least one config directory is required');
   const logger = options.logger ?? createPinoLogger({ level: first.agent.value.log?.level ?? 'info' });
-  const secrets = createSecretResolver({ env });
+  // The process's API tokens and remote-node credentials are secrets its model agents must never send or log.
+  const masker = new SecretMasker();
+  const secrets = maskingResolver(createSecretResolver({ env }), masker);
   const tokens = await loadApiTokens(first, secrets);
   const metrics = new PrometheusMetrics();
   // What the agents' transports share in this process: the memory plug-in keeps its bus here.
@@ -56,7 +60,7 @@ export async function startDaemon(dirs: string | readonly string[], transports: 
     const remote = await remoteNodesOf(config, secrets);
     // The first agent's node store serves the remote-node API of the process.
     remoteRoutes ??= remote.routes;
-    const built = await buildAgent(config, { logger, env, shared, metrics: metrics.forAgent(config.agent.value.agent.id), remoteNodes: remote.resolver, approvals: sessions.manager.prompts });
+    const built = await buildAgent(config, { logger, env, shared, metrics: metrics.forAgent(config.agent.value.agent.id), remoteNodes: remote.resolver, approvals: sessions.manager.prompts, masker });
     sessions.manager.attach({ port: built.node.inbound, ...defaultCapabilityOf(config) });
     agents.push(built);
   }

@@ -13,6 +13,8 @@ import type { Handler } from '../rpc/handler.js';
 export async function handlersFromConfig(agent: LoadedYaml<AgentFile>, baseDir: string): Promise<Map<string, Handler>> {
   const handlers = new Map<string, Handler>();
   for (const [capability, modulePath] of Object.entries(agent.value.handlers)) {
+    // Model agents (`type: agent`) are built by modelAgentHandlers.
+    if (typeof modulePath !== 'string') continue;
     const fail = (problem: string): ConfigError => new ConfigError(agent.file, agent.lineOf(['handlers', capability]), `handlers.${capability}`, problem);
     const file = isAbsolute(modulePath) ? modulePath : resolve(baseDir, modulePath);
     let module: Record<string, unknown>;

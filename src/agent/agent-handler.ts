@@ -1,0 +1,92 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AuditLog } from '../audit/audit-log.js';
+import type { RpcMetrics } from '../observability/metrics.js';
+import type { Handler, HandlerContext } from '../rpc/handler.js';
+import { runAgentLoop } from './agent-loop.js';
+import { loadAgentMemory, type AgentMemory } from './memory.js';
+import { fillTemplate } from './message-template.js';
+import type { ModelClient, ModelMessage } from './models/model-client.js';
+import type { Pricing } from './models/models-config.js';
+import { outputCheck } from './output-check.js';
+import type { SecretMasker } from '../secrets/secret-masker.js';
+import { systemPrompt } from './system-prompt.js';
+import type { Tool } from './tool.js';
+
+/** A model agent's handler as agent.yaml describes it (`type: agent`), validated. */
+export interface AgentHandlerSpec {
+  readonly prompt?: string;
+  readonly maxIterations: number;
+  readonly memory: boolean;
+  readonly messages: ReadonlyArray<{ readonly role: 'user' | 'assistant'; readonly content: string }>;
+}
+
+/** Where a running model agent's tools come from: built per call, for that call's flow. */
+export type ToolsetFactory = (call: { readonly ctx: HandlerContext; readonly workDir: string; readonly memory: AgentMemory | undefined }) => Promise<readonly Tool[]>;
+
+export interface AgentHandlerOptions {
+  readonly agentUri: string;
+  readonly capability: { readonly name: string; readonly description?: string; readonly outputSchema?: Record<string, unknown> };
+  readonly spec: AgentHandlerSpec;
+  readonly model: ModelClient;
+  readonly pricing: Pricing | undefined;
+  /** The agent's data directory: its working directory and memory live under it. */
+  readonly dataDir: string;
+  readonly tools: ToolsetFactory;
+  readonly masker: SecretMasker;
+  readonly audit: AuditLog;
+  readonly metrics: RpcMetrics;
+}
+
+/**
+ * A capability whose handler is a model in a tool loop. The result is the final answer as
+ * `{text, usage}` — usage being everything the call caused, nested calls included — or,
+ * when the capability declares an outputSchema, the JSON answer itself (its usage then
+ * travels in the response only, like every response's).
+ */
+export function agentHandler(options: AgentHandlerOptions): Handler {
+  const { agentUri, capability, spec, masker } = options;
+  const agentId = agentUri.slice('agent://'.length);
+  const workDir = join(options.dataDir, 'workspace');
+  const output = capability.outputSchema ? outputCheck(capability.outputSchema) : undefined;
+  return async (input, ctx) => {
+    await mkdir(workDir, { recursive: true });
+    const memory = spec.memory ? await loadAgentMemory({ dataDir: options.dataDir, agentId }) : undefined;
+    const tools = await options.tools({ ctx, workDir, memory });
+    const logger = ctx.logger.child({ capability: capability.name, correlationId: ctx.correlationId });
+    const system = masker.mask(
+      systemPrompt({ agentUri, capability, workDir, tools: tools.map((tool) => tool.name), ...(spec.prompt ? { prompt: spec.prompt } : {}), ...(memory ? { memory } : {}), ...(output ? { outputSchema: output.schema } : {}) }),
+    );
+    const messages: ModelMessage[] = spec.messages.map((message) => ({ role: message.role, content: masker.mask(fillTemplate(message.content, input)) }));
+    const result = await runAgentLoop({
+      model: options.model,
+      pricing: options.pricing,
+      system,
+      messages,
+      tools,
+      toolContext: {
+        // The caller is who the agent acts for; its right to call was settled by auth and permissions.
+        principal: { user: ctx.from, role: 'operator' },
+        agentId,
+        capability: capability.name,
+        audit: options.audit,
+        logger,
+        signal: ctx.signal,
+        correlationId: ctx.correlationId,
+        workDir,
+        requestApproval: (prompt) => ctx.requestApproval(prompt),
+      },
+      maxIterations: spec.maxIterations,
+      ...(output ? { output } : {}),
+      signal: ctx.signal,
+      masker,
+      reportUsage: (usage) => ctx.reportUsage(usage),
+      checkBudget: () => ctx.checkFlowBudget(),
+      logger,
+      metrics: options.metrics,
+    });
+    const usage = ctx.usage();
+    logger.info({ iterations: result.iterations, ...usage }, `${capability.name} answered: ${usage.inputTokens} input + ${usage.outputTokens} output tokens, $${usage.costUsd.toFixed(6)}`);
+    return output ? result.data : { text: result.text, usage };
+  };
+}

@@ -1,0 +1,135 @@
+import { agentHandler, type ToolsetFactory } from '../agent/agent-handler.js';
+import type { AgentHandlerConfig } from '../agent/agent-handler-config.js';
+import { buildAgentTools } from '../agent/agent-tools.js';
+import { bashTool } from '../agent/bash/bash-tool.js';
+import type { BashPolicy } from '../agent/bash/bash-policy.js';
+import { scrubbedEnv } from '../agent/bash/scrubbed-env.js';
+import { createModelClient } from '../agent/models/create-model-client.js';
+import type { ModelClient } from '../agent/models/model-client.js';
+import { resolveModelId, type ModelConfig } from '../agent/models/models-config.js';
+import type { SecretMasker } from '../secrets/secret-masker.js';
+import type { Tool } from '../agent/tool.js';
+import { ToolSelection } from '../agent/tool-selection.js';
+import { patchTool } from '../agent/tools/patch-tool.js';
+import { PeerCatalog, peerTool } from '../agent/tools/peer-tools.js';
+import { readSchemaTool } from '../agent/tools/read-schema-tool.js';
+import { readTool } from '../agent/tools/read-tool.js';
+import { thinkTool } from '../agent/tools/think-tool.js';
+import { webSearchTool } from '../agent/tools/web-search-tool.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import { dataDirOf, type AgentConfig } from '../config/agent-config.js';
+import { ConfigError } from '../config/config-error.js';
+import type { Logger } from '../observability/logger.js';
+import type { RpcMetrics } from '../observability/metrics.js';
+import type { RemoteNodeResolver } from '../remote-nodes/remote-node.js';
+import type { AgentNode } from '../rpc/agent-node.js';
+import type { Handler } from '../rpc/handler.js';
+import type { SecretResolver } from '../secrets/resolver.js';
+
+export interface ModelAgentsContext {
+  readonly config: AgentConfig;
+  readonly node: AgentNode;
+  readonly secrets: SecretResolver;
+  readonly masker: SecretMasker;
+  readonly audit: AuditLog;
+  readonly metrics: RpcMetrics;
+  readonly logger: Logger;
+  readonly env: NodeJS.ProcessEnv;
+  readonly remoteNodes?: RemoteNodeResolver;
+}
+
+// Allowing everything and asking about nothing: a handler without bash_policy trusts the policy's defaults.
+const OPEN_POLICY: BashPolicy = { default_behavior: 'allow', deny_behavior: 'hitl', rules: [] };
+
+/** The handlers of agent.yaml's `type: agent` entries, each with its model client and tool set. */
+export async function modelAgentHandlers(context: ModelAgentsContext): Promise<Map<string, Handler>> {
+  const { config, node } = context;
+  const agent = config.agent.value;
+  const handlers = new Map<string, Handler>();
+  const clients = new Map<string, Promise<ModelClient>>();
+  const catalog = new PeerCatalog(node, context.logger.child({ agentId: agent.agent.id }));
+  for (const [capabilityName, entry] of Object.entries(agent.handlers)) {
+    if (typeof entry === 'string') continue;
+    // Checked when the files loaded (loadAgentConfig); resolved again here for the entry itself.
+    const resolved = resolveModelId(entry.agent.model, agent.models ?? []);
+    if (!resolved.ok) throw new ConfigError(config.agent.file, config.agent.lineOf(['handlers', capabilityName]), `handlers.${capabilityName}.agent.model`, resolved.problem);
+    const model = resolved.model;
+    if (!clients.has(model.id)) clients.set(model.id, modelClientOf(context, model));
+    const capability = config.capabilities.value.capabilities.find((c) => c.name === capabilityName)!;
+    handlers.set(
+      capabilityName,
+      agentHandler({
+        agentUri: node.uri,
+        capability,
+        spec: {
+          ...(entry.agent.prompt ? { prompt: entry.agent.prompt } : {}),
+          maxIterations: entry.agent.max_iterations,
+          memory: entry.agent.memory?.enabled ?? false,
+          messages: entry.messages,
+        },
+        model: await clients.get(model.id)!,
+        pricing: model.pricing,
+        dataDir: dataDirOf(config),
+        tools: toolsetOf(context, entry, catalog),
+        masker: context.masker,
+        audit: context.audit,
+        metrics: context.metrics,
+      }),
+    );
+  }
+  return handlers;
+}
+
+async function modelClientOf(context: ModelAgentsContext, model: ModelConfig): Promise<ModelClient> {
+  const { config } = context;
+  const index = config.agent.value.models!.indexOf(model);
+  let apiKey: string | undefined;
+  if (model.apiKeyRef !== undefined) {
+    try {
+      apiKey = (await context.secrets.resolve(model.apiKeyRef, config.dir)).reveal();
+    } catch (error) {
+      const problem = error instanceof Error ? error.message : String(error);
+      throw new ConfigError(config.agent.file, config.agent.lineOf(['models', index, 'apiKeyRef']), `models[${index}].apiKeyRef`, problem);
+    }
+    context.masker.add(apiKey);
+  }
+  return createModelClient(model, { apiKey });
+}
+
+function toolsetOf(context: ModelAgentsContext, entry: AgentHandlerConfig, catalog: PeerCatalog): ToolsetFactory {
+  const agent = context.config.agent.value;
+  const selection = new ToolSelection(entry.agent.tools?.enabled, agent.tools?.policy ?? {});
+  const bashSettings = agent.tools?.bash;
+  const webSearch = agent.tools?.webSearch;
+  const logger = context.logger.child({ agentId: agent.agent.id });
+  return async ({ ctx, memory }) => {
+    const tools: Tool[] = [];
+    const extraRoots = memory?.dirs ?? [];
+    if (selection.has('bash')) {
+      tools.push(
+        bashTool({
+          policy: entry.agent.tools?.bash_policy ?? OPEN_POLICY,
+          safeMode: entry.agent.safe_mode,
+          env: scrubbedEnv(context.env, { allow: bashSettings?.env ?? [], secretValues: context.masker.values }),
+          timeoutMs: (bashSettings?.timeoutSec ?? 120) * 1_000,
+          onDecision: (decision, line) => {
+            for (const part of decision.decisions) context.metrics.policyDecision?.(part.action, part.rule ?? 'default');
+            logger.info({ correlationId: ctx.correlationId, command: context.masker.mask(line), action: decision.action, reason: decision.reason, decisions: decision.decisions }, `bash policy: ${decision.action} (${decision.reason})`);
+          },
+        }),
+      );
+    }
+    if (selection.has('read')) tools.push(readTool({ extraRoots }));
+    if (selection.has('patch')) tools.push(patchTool({ extraRoots }));
+    if (selection.has('think')) tools.push(thinkTool());
+    if (selection.has('read_schema')) {
+      tools.push(readSchemaTool(() => ({ agentId: agent.agent.id, capabilities: context.config.capabilities.value.capabilities, config: { models: (agent.models ?? []).map((m) => m.id), tools: tools.map((t) => t.name) } })));
+    }
+    if (webSearch && selection.has('web_search')) tools.push(webSearchTool({ endpoint: webSearch.endpoint }));
+    for (const { uri, capability } of await catalog.callable((peer, name) => selection.hasPeer(peer, name))) {
+      tools.push(peerTool(uri, capability, (to, name, payload) => ctx.requestAgent({ to, capability: name, payload })));
+    }
+    if (context.remoteNodes) tools.push(...(await buildAgentTools({ policy: selection.remotePolicy(), resolver: context.remoteNodes, delegated: false })));
+    return tools;
+  };
+}
