@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AuditLog } from '../audit/audit-log.js';
+import { encodeFlowState, FLOW_HEADER } from '../guard/flow-state.js';
 import type { RpcMetrics } from '../observability/metrics.js';
 import type { Handler, HandlerContext } from '../rpc/handler.js';
 import { runAgentLoop } from './agent-loop.js';
@@ -73,6 +74,7 @@ export function agentHandler(options: AgentHandlerOptions): Handler {
         logger,
         signal: ctx.signal,
         correlationId: ctx.correlationId,
+        flow: { correlationId: ctx.correlationId, causedBy: ctx.envelope.messageId, state: ctx.envelope.headers?.[FLOW_HEADER] ?? encodeFlowState({ startedAt: Date.now(), chain: [agentId], calls: 0, recent: [] }) },
         workDir,
         requestApproval: (prompt) => ctx.requestApproval(prompt),
       },

@@ -36,7 +36,7 @@ export function remoteAgentTool(eligible: readonly RemoteNode[], resolver: Remot
       const audit = (fields: Record<string, unknown>): void =>
         context.audit.append({ kind: 'remote_agent_exec', agentId: context.agentId, user: context.principal.user, node: name, message_length: message.length, ...fields });
       try {
-        const result = await runner(node, { message, safeMode: true }, { ...(context.signal ? { signal: context.signal } : {}), logger: context.logger });
+        const result = await runner(node, { message, safeMode: true, ...(context.flow ? { flow: context.flow } : {}) }, { ...(context.signal ? { signal: context.signal } : {}), logger: context.logger });
         audit({ remote_session_id: result.sessionId, outcome: 'completed' });
         return { output: result.output };
       } catch (thrown) {

@@ -2,6 +2,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { Logger } from '../observability/logger.js';
 import type { ApprovalAnswer, ApprovalPrompt } from '../rpc/approvals.js';
+import type { SessionFlow } from '../remote-nodes/session-flow.js';
 import type { Principal } from '../server/roles.js';
 
 /** A JSON Schema for a tool's arguments: always an object. */
@@ -22,6 +23,8 @@ export interface ToolContext {
   readonly correlationId?: string;
   /** The capability whose model agent runs the tool, for audit records. */
   readonly capability?: string;
+  /** The flow the agent runs in, for tools that continue it on another node (remote_agent). */
+  readonly flow?: SessionFlow;
   /** The agent's working directory (bash runs there; read and patch resolve paths against it). */
   readonly workDir?: string;
   /** Asks whoever can answer (a session's user, the first caller up the chain). Absent: nobody can, every prompt is declined. */

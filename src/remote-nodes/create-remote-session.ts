@@ -4,6 +4,7 @@ import { NetworkError, requestJson, type JsonAnswer } from './http-json.js';
 import { apiError, unreachableError } from './remote-session-errors.js';
 import { backoffDelay } from '../backoff.js';
 import { CREATE_RETRY_BACKOFF } from './poll-backoff.js';
+import type { SessionFlow } from './session-flow.js';
 
 export const SESSIONS_PATH = '/api/v1/agent/sessions';
 /**
@@ -19,6 +20,7 @@ export interface CreateSessionBody {
   readonly message: string;
   readonly safeMode: boolean;
   readonly envelope?: string;
+  readonly flow?: SessionFlow;
 }
 
 export interface CreateContext {

@@ -9,6 +9,7 @@ import { errorText, requestJson, type JsonAnswer } from './http-json.js';
 import { pollDelay } from './poll-backoff.js';
 import { agentFailedError, apiError, pollFailedError, stoppedError, type StopReason } from './remote-session-errors.js';
 import { lastAssistantMessage, readSessionView, type SessionView } from './session-view.js';
+import type { SessionFlow } from './session-flow.js';
 
 export { unknownNodeError } from './remote-session-errors.js';
 export { CREATE_ATTEMPTS } from './create-remote-session.js';
@@ -26,6 +27,8 @@ export interface RemoteSessionRequest {
   readonly envelope?: string;
   /** Default true: prompts wait in the session, and this client rejects them. */
   readonly safeMode?: boolean;
+  /** The calling handler's flow: the remote request continues it (its guard sees the chain). */
+  readonly flow?: SessionFlow;
 }
 
 export interface RemoteSessionOptions {
@@ -98,7 +101,7 @@ export async function runRemoteSession(node: RemoteNode, request: RemoteSessionR
     stopReason: () => (signal?.aborted ? 'abandoned' : stop.signal.aborted || clock.now() >= deadline ? 'timeout' : undefined),
   };
   try {
-    const body = { sessionId, message: request.message, safeMode: request.safeMode ?? true, ...(request.envelope !== undefined ? { envelope: request.envelope } : {}) };
+    const body = { sessionId, message: request.message, safeMode: request.safeMode ?? true, ...(request.envelope !== undefined ? { envelope: request.envelope } : {}), ...(request.flow ? { flow: request.flow } : {}) };
     const created = await createRemoteSession(node, body, { signal: run.stop, sleep: run.sleep, logger }).catch(async (error: unknown) => {
       const why = run.stopReason();
       // Stopped while a POST may have reached the node: cancel whatever it created.

@@ -39,6 +39,9 @@ export interface OwnRequest {
   readonly replyTo: string;
   readonly deadline: number;
   readonly headers?: Readonly<Record<string, string>>;
+  /** Continues a flow (with `causedBy` and the flow header in `headers`) instead of starting one. */
+  readonly correlationId?: string;
+  readonly causedBy?: string;
 }
 
 /**
@@ -101,7 +104,7 @@ export function createInboundPort(core: InboxCore, inbox: Inbox, isRunning: () =
         version: 1,
         kind: 'request',
         messageId: request.messageId,
-        correlationId: newCorrelationId(),
+        correlationId: request.correlationId ?? newCorrelationId(),
         from: request.from,
         to: core.uri,
         capability: request.capability,
@@ -115,6 +118,7 @@ export function createInboundPort(core: InboxCore, inbox: Inbox, isRunning: () =
         payload: request.payload,
       };
       if (core.tenantId !== undefined) envelope.tenantId = core.tenantId;
+      if (request.causedBy !== undefined) envelope.causedBy = request.causedBy;
       return encodeEnvelope(await attachAuth(core.auth, envelope));
     },
   };

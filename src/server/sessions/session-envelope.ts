@@ -1,5 +1,8 @@
 import { formatReplyTo } from '../../transport.js';
 import type { InboundPort } from '../../rpc/inbound-port.js';
+import { agentIdOf } from '../../envelope/index.js';
+import { FLOW_HEADER } from '../../guard/flow-state.js';
+import { continuedFlowHeader, type SessionFlow } from '../../remote-nodes/session-flow.js';
 
 /** Who a message session's request comes from; the API user is named in a header. */
 export const SESSION_API_CALLER = 'agent://session-api';
@@ -13,6 +16,8 @@ export interface MessageRequest {
   readonly capability: string;
   readonly message: string;
   readonly deadline: number;
+  /** The caller's flow, when a remote_agent call continues one. */
+  readonly flow?: SessionFlow;
 }
 
 /**
@@ -28,6 +33,11 @@ export function messageRequestBody(port: InboundPort, request: MessageRequest): 
     payload: { message: request.message },
     replyTo: formatReplyTo('http', `sessions.${request.sessionId}`),
     deadline: request.deadline,
-    headers: { [SESSION_HEADER]: request.sessionId, [SESSION_USER_HEADER]: request.user },
+    headers: {
+      [SESSION_HEADER]: request.sessionId,
+      [SESSION_USER_HEADER]: request.user,
+      ...(request.flow ? { [FLOW_HEADER]: continuedFlowHeader(request.flow, agentIdOf(port.uri), Date.now()) } : {}),
+    },
+    ...(request.flow ? { correlationId: request.flow.correlationId, causedBy: request.flow.causedBy } : {}),
   });
 }

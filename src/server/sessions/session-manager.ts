@@ -8,6 +8,7 @@ import { messageRequestBody } from './session-envelope.js';
 import type { SessionRecord } from './session-record.js';
 import type { SessionFileStore } from './session-store.js';
 import { PromptDesk } from './prompt-desk.js';
+import type { SessionFlow } from '../../remote-nodes/session-flow.js';
 import { replyText } from './reply-text.js';
 
 /** An agent of this node that sessions can run on. */
@@ -35,6 +36,8 @@ export interface CreateInput {
   readonly message: string;
   readonly safeMode: boolean;
   readonly envelope?: string;
+  /** The caller's flow, continued by a message session (remote_agent). */
+  readonly flow?: SessionFlow;
 }
 
 /**
@@ -103,7 +106,7 @@ export class SessionManager {
     this.byRequest.set(target.messageId, record);
     await this.save(record);
     this.prune(principal.user);
-    void this.run(record, target.agent, target.message ?? this.messageBody(record, target.agent, input.message));
+    void this.run(record, target.agent, target.message ?? this.messageBody(record, target.agent, input.message, input.flow));
     return { ok: true, sessionId, status: 'accepted' };
   }
 
@@ -143,7 +146,7 @@ export class SessionManager {
     return { agent, messageId: envelope.messageId, message: { body, decoded: peeked, isEvent: envelope.kind === 'event' } };
   }
 
-  private async messageBody(record: SessionRecord, agent: SessionAgent, message: string): Promise<SessionMessage> {
+  private async messageBody(record: SessionRecord, agent: SessionAgent, message: string, flow: SessionFlow | undefined): Promise<SessionMessage> {
     const body = await messageRequestBody(agent.port, {
       messageId: record.requestMessageId,
       sessionId: record.sessionId,
@@ -151,6 +154,7 @@ export class SessionManager {
       capability: agent.defaultCapability!,
       message,
       deadline: Date.now() + (this.options.timeoutMs ?? 5 * 60_000),
+      ...(flow ? { flow } : {}),
     });
     return { body, isEvent: false };
   }

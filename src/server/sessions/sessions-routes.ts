@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { apiError, type ApiResponse, type ApiRoute } from '../api-route.js';
 import type { SessionManager } from './session-manager.js';
 import { sessionView } from './session-record.js';
+import { sessionFlowSchema } from '../../remote-nodes/session-flow.js';
 
 const SESSION_ID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -11,6 +12,8 @@ const createBody = z.strictObject({
   safeMode: z.boolean().default(true),
   /** An encoded request envelope (the HTTP transport); without it `message` goes to the default capability. */
   envelope: z.string().min(2).optional(),
+  /** The caller's flow (a model agent's remote_agent call): the session's request continues it, so guards see the whole chain. */
+  flow: sessionFlowSchema.optional(),
 });
 
 const respondBody = z.strictObject({
@@ -37,7 +40,7 @@ export function sessionRoutes(manager: SessionManager): ApiRoute[] {
       async handle({ body, principal }) {
         const parsed = createBody.safeParse(body ?? {});
         if (!parsed.success) return badRequest(parsed.error);
-        const { sessionId, message, safeMode, envelope } = parsed.data;
+        const { sessionId, message, safeMode, envelope, flow } = parsed.data;
         if (sessionId !== undefined && (typeof sessionId !== 'string' || !SESSION_ID_RE.test(sessionId))) return apiError(400, 'bad request: sessionId must be a valid UUID');
         if (message === undefined && envelope === undefined) return apiError(400, 'bad request: message is required');
         const outcome = await manager.create(principal, {
@@ -45,6 +48,7 @@ export function sessionRoutes(manager: SessionManager): ApiRoute[] {
           message: message ?? '',
           safeMode,
           ...(envelope !== undefined ? { envelope } : {}),
+          ...(flow !== undefined ? { flow } : {}),
         });
         if (!outcome.ok) return apiError(outcome.status, outcome.error);
         return { status: 201, body: { sessionId: outcome.sessionId, status: outcome.status } };

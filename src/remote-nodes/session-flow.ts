@@ -1,0 +1,29 @@
+import { z } from 'zod';
+import { decodeFlowState, encodeFlowState } from '../guard/flow-state.js';
+
+/**
+ * The flow a remote session continues: a model agent's `remote_agent` call sends it, so the
+ * remote node's guard sees the whole chain across nodes (depth, agents, rate, total, age)
+ * and the remote request shares the caller's correlationId.
+ */
+export interface SessionFlow {
+  readonly correlationId: string;
+  /** The messageId of the request whose handler called. */
+  readonly causedBy: string;
+  /** The caller's `agent-rpc-flow` header, as it had it. */
+  readonly state: string;
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export const sessionFlowSchema = z.strictObject({
+  correlationId: z.string().regex(UUID_RE, 'must be a UUID'),
+  causedBy: z.string().min(1).max(128),
+  state: z.string().max(65_536).refine((state) => decodeFlowState(state) !== undefined, 'must be an agent-rpc-flow header'),
+});
+
+/** The flow header of the session's request: the carried state, one hop longer (to `agentId`), one call more. */
+export function continuedFlowHeader(flow: SessionFlow, agentId: string, now: number): string {
+  const state = decodeFlowState(flow.state)!;
+  return encodeFlowState({ ...state, chain: [...state.chain, agentId], calls: state.calls + 1, recent: [...state.recent, now] });
+}
