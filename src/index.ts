@@ -20,6 +20,8 @@ export { PeerTable, normalizeAgentUri, type PeerEntry, type PeerRoute } from './
 export type { PermissionRules } from './rpc/permissions.js';
 export { defaultAgentTopics, type AgentTopics } from './rpc/topics.js';
 export type { ApprovalAnswer, ApprovalGate, ApprovalPrompt } from './rpc/approvals.js';
+export type { ApprovalAsker } from './rpc/approval-chain.js';
+export { addUsage, NO_USAGE, USAGE_HEADER, FLOW_USAGE_HEADER, type Usage } from './rpc/flow-usage.js';
 export type { InboundMessage, InboundPort, InboundReply, OwnRequest } from './rpc/inbound-port.js';
 export { TRACEPARENT_HEADER, parseTraceparent, childTraceparent } from './rpc/trace-context.js';
 

@@ -7,10 +7,20 @@ export {
   toolPolicySchema,
   REMOTE_AGENT,
   LIST_REMOTE_NODES,
+  readTool,
+  patchTool,
+  thinkTool,
+  readSchemaTool,
+  webSearchTool,
+  loadAgentMemory,
   type AgentToolsOptions,
+  type AgentMemory,
+  type AgentSchemaView,
   type Tool,
   type ToolContext,
   type ToolResult,
   type ToolParameters,
   type ToolPolicy,
 } from '../agent/index.js';
+export { bashTool, bashPolicySchema, decideCommandLine, parseCommandLine, scrubbedEnv, type BashPolicy, type BashDecision, type BashToolOptions } from '../agent/bash/index.js';
+export { peerTool, peerToolName, PeerCatalog, type PeerCall } from '../agent/tools/peer-tools.js';

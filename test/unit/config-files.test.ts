@@ -49,6 +49,18 @@ describe('config files', () => {
     expect(await configError(wrong)).toMatch(/agent\.yaml:11: guard\.implicitFlow: /);
   });
 
+  it('config - a model agent whose model does not resolve fails at load, naming file, line and field', async () => {
+    const handler = (model: string) => (t: string) =>
+      t.replace('  review-pr: ./handlers/review-pr.js', `  review-pr:\n    type: agent\n    agent: { model: ${model} }\n    messages: [{ role: user, content: "Review \${input.prUrl}" }]`);
+    const models = 'models:\n  - { id: fast, provider: openai-compatible, model: m, baseUrl: "http://127.0.0.1:1/v1" }\n';
+    const unknown = await configError(variant('agent.yaml', (t) => models + handler('slow')(t)));
+    expect(unknown).toMatch(/agent\.yaml:\d+: handlers\.review-pr\.agent\.model: no model slow; the models are fast/);
+    const none = await configError(variant('agent.yaml', handler('fast')));
+    expect(none).toMatch(/agent\.yaml:\d+: handlers\.review-pr\.agent\.model: no model fast: agent\.yaml lists no models/);
+    const badTool = await configError(variant('agent.yaml', (t) => models + t.replace('  review-pr: ./handlers/review-pr.js', '  review-pr:\n    type: agent\n    agent: { tools: { enabled: [navigate] } }\n    messages: [{ role: user, content: hi }]')));
+    expect(badTool).toMatch(/agent\.yaml:\d+: handlers\.review-pr.*unknown tool navigate/);
+  });
+
   it('config - a wrong type names file, line and field', async () => {
     const message = await configError(variant('capabilities.yaml', (t) => t.replace('timeoutMs: 30000', 'timeoutMs: soon')));
     expect(message).toMatch(/capabilities\.yaml:7: capabilities\[0\]\.timeoutMs: /);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addUsage, costUsd, modelsConfigSchema, resolveModelId, type ModelConfig } from '../../src/agent/models/index.js';
+import { costUsd, modelsConfigSchema, resolveModelId, type ModelConfig } from '../../src/agent/models/index.js';
 
 /** Each issue as `path: message`, the path as zod reports it. */
 function issues(input: unknown): Array<{ path: PropertyKey[]; message: string }> {
@@ -110,9 +110,5 @@ describe('models config - pricing', () => {
   it('pricing - without a cached price every input token is billed at inputPer1M; without pricing the cost is 0', () => {
     expect(costUsd(usage, { inputPer1M: 2, outputPer1M: 8 })).toBeCloseTo(2 + 1.6, 10);
     expect(costUsd(usage)).toBe(0);
-  });
-
-  it('pricing - addUsage adds each count', () => {
-    expect(addUsage(usage, { inputTokens: 1, outputTokens: 2, cachedInputTokens: 3 })).toEqual({ inputTokens: 1_000_001, outputTokens: 200_002, cachedInputTokens: 600_003 });
   });
 });

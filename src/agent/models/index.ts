@@ -13,6 +13,6 @@ export {
   type ModelsConfig,
   type Pricing,
 } from './models-config.js';
-export { addUsage, costUsd } from './pricing.js';
+export { costUsd } from './pricing.js';
 export { createModelClient, type ModelClientOptions } from './create-model-client.js';
 export { isRetriableStatus } from './model-failure.js';

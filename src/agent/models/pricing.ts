@@ -16,12 +16,3 @@ export function costUsd(usage: ModelUsage, pricing?: Pricing): number {
   const cachedRate = pricing.cachedInputPer1M ?? pricing.inputPer1M;
   return (uncached * pricing.inputPer1M + cached * cachedRate + usage.outputTokens * pricing.outputPer1M) / PER_MILLION;
 }
-
-/** The tokens of two requests together. */
-export function addUsage(a: ModelUsage, b: ModelUsage): ModelUsage {
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    cachedInputTokens: a.cachedInputTokens + b.cachedInputTokens,
-  };
-}
