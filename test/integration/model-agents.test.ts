@@ -155,6 +155,30 @@ describe('model agents - the tool loop', () => {
     await expect.poll(() => processesRunning('sleep', '32'), { timeout: 10_000 }).toBe(0);
   });
 
+  it('model agents - memory: the prompt holds the memory files, patch changes them, the next call sees the change', async () => {
+    await fleet.agent({
+      id: 'keeper',
+      capabilitiesYaml: TRIAGE_CAPABILITY,
+      agentYaml: `handlers:
+  triage:
+    type: agent
+    agent: { memory: { enabled: true }, tools: { enabled: [patch] } }
+    messages: [{ role: user, content: "\${input.text}" }]
+`,
+    });
+    const memoryDir = join(fleet.dataDirOf('keeper'), 'memory', 'global');
+    mkdirSync(memoryDir, { recursive: true });
+    writeFileSync(join(memoryDir, 'team.md'), 'The on-call engineer is Ada.\n');
+    const patch = `--- ${join(memoryDir, 'team.md')}\n+++ ${join(memoryDir, 'team.md')}\n@@ -1 +1 @@\n-The on-call engineer is Ada.\n+The on-call engineer is Grace.\n`;
+    model.script({ toolCalls: [{ name: 'patch', arguments: { patch } }] }, { text: 'Noted.' }, { text: 'Grace.' });
+    const caller = await fleet.caller(['keeper']);
+    await caller.requestAgent({ to: 'keeper', capability: 'triage', payload: { text: 'Grace is on call now.' } });
+    expect(systemOf(model.requests[0]!)).toContain('The on-call engineer is Ada.');
+    expect(lastToolResults(model.requests[1]!)[0]).toMatch(/edited .*team\.md/);
+    await caller.requestAgent({ to: 'keeper', capability: 'triage', payload: { text: 'Who is on call?' } });
+    expect(systemOf(model.requests[2]!)).toContain('The on-call engineer is Grace.');
+  });
+
   it('model agents - an outputSchema makes the answer JSON of that shape; a wrong shape gets one more turn', async () => {
     await fleet.agent({
       id: 'classifier',
@@ -228,10 +252,10 @@ ${extra}`,
   });
 
   it('model agents - a flow budget refuses the next model request once the tokens are spent', async () => {
-    await leadAgent('guard: { maxTokens: 100 }\n');
+    await triageAgent({ extra: 'guard: { maxTokens: 100 }\n' });
     model.script({ toolCalls: [{ name: 'think', arguments: { thought: 'plan' } }], usage: { inputTokens: 90, outputTokens: 20 } });
-    const caller = await fleet.caller(['lead']);
-    const result = await caller.requestAgent({ to: 'lead', capability: 'triage', payload: { text: 'x' } });
+    const caller = await fleet.caller(['triage']);
+    const result = await caller.requestAgent({ to: 'triage', capability: 'triage', payload: { text: 'x' } });
     expect(result.error?.code).toBe('EAGENTRPC_GUARD_REJECTED');
     expect(result.error?.details).toMatchObject({ rule: 'tokens', value: 110, limit: 100 });
     expect(model.requests).toHaveLength(1);

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { groupEnded } from './process-group.js';
 import { OutputWindow } from './output-window.js';
 
 export interface RunBashOptions {
@@ -89,10 +90,13 @@ export async function runBash(command: string, options: RunBashOptions): Promise
   child.once('exit', () => endGroup());
 
   try {
-    return await new Promise<BashRun>((resolve, reject) => {
+    const run = await new Promise<BashRun>((resolve, reject) => {
       child.once('error', reject);
       child.once('close', (exitCode, signal) => resolve({ exitCode, signal, output: output.text(), timedOut, aborted }));
     });
+    // Only a line that left processes behind waits here: a lone bash's group is gone with it.
+    if (child.pid !== undefined) await groupEnded(child.pid, KILL_GRACE_MS + CLOSE_GRACE_MS);
+    return run;
   } finally {
     for (const timer of timers) clearTimeout(timer);
     options.signal?.removeEventListener('abort', onAbort);
