@@ -1,22 +1,19 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { CallResult } from '../../src/index.js';
 import { serveUntilSignalled, startDaemon } from '../../src/runtime/daemon.js';
 import { builtinTransports } from '../../transports/plugins.js';
+import { show } from './show-call.js';
+import { runTriageDemo } from './triage-demo.js';
+import { startTriagerModel } from './triager-model.js';
 
 /**
- * `npm start`: the quickstart fleet — four agents configured by the YAML files in
- * examples/quickstart/agents — on the in-process transport, with /metrics served. Shows a
- * call in each mode, a refused call, a timeout and a malformed message ending in the DLQ,
- * then keeps serving (until Ctrl-C) so the CLI can call the fleet through its session API.
+ * `npm start`: the quickstart fleet — five agents configured by the YAML files in
+ * examples/quickstart/agents, one of them a model agent — on the in-process transport, with
+ * /metrics served. Shows a call in each mode, a refused call, a timeout, a malformed message
+ * ending in the DLQ and the model agent's tool calls, then keeps serving (until Ctrl-C) so
+ * the CLI can call the fleet through its session API.
  */
-function show(label: string, route: string, result: CallResult): void {
-  const detail = result.status === 'ok' ? JSON.stringify(result.response ?? null) : `${result.error?.code}: ${result.error?.message}`;
-  console.log(
-    `${label.padEnd(16)} ${route.padEnd(38)} status=${result.status.padEnd(9)} correlationId=${result.correlationId} latency=${result.latencyMs.toFixed(2)}ms  ${detail}`,
-  );
-}
 
 /** The repository root (this file runs from the sources or from dist/). */
 function repoRoot(): string {
@@ -29,15 +26,19 @@ const agentsDir = join(repoRoot(), 'examples', 'quickstart', 'agents');
 const dataDir = join(process.cwd(), '.agent-rpc', 'quickstart');
 // A development token for the fleet's HTTP API; set AGENT_RPC_TOKEN to choose your own.
 const token = process.env['AGENT_RPC_TOKEN'] ?? 'quickstart-dev-token';
+const model = await startTriagerModel(process.env);
+const ids = ['frontdesk', 'pr-reviewer', 'linter', 'auditor', 'triager'];
 const daemon = await startDaemon(
-  ['frontdesk', 'pr-reviewer', 'linter', 'auditor'].map((id) => join(agentsDir, id)),
+  ids.map((id) => join(agentsDir, id)),
   builtinTransports,
-  { env: { ...process.env, QUICKSTART_DATA_DIR: dataDir, AGENT_RPC_TOKEN: token }, http: { port: Number(process.env['PORT'] ?? 9464) } },
+  { env: { ...process.env, ...model.env, QUICKSTART_DATA_DIR: dataDir, AGENT_RPC_TOKEN: token }, http: { port: Number(process.env['PORT'] ?? 9464) } },
 );
-const agent = (id: string) => daemon.agents.find((a) => a.node.id === id)!.node;
+const built = (id: string) => daemon.agents.find((a) => a.node.id === id)!;
+const agent = (id: string) => built(id).node;
 const [frontdesk, reviewer, auditor] = [agent('frontdesk'), agent('pr-reviewer'), agent('auditor')];
-console.log(`agent-rpc quickstart: 4 agents from ${agentsDir} on the in-process bus`);
-console.log(`metrics: http://127.0.0.1:${daemon.http.port}/metrics; DLQ and audit files in ${dataDir}\n`);
+console.log(`agent-rpc quickstart: ${ids.length} agents from ${agentsDir} on the in-process bus`);
+console.log(`metrics: http://127.0.0.1:${daemon.http.port}/metrics; DLQ and audit files in ${dataDir}`);
+console.log(`model: the triager runs on ${model.description}\n`);
 
 auditor.on('agent.rpc.event', ({ envelope }) => {
   console.log(`${'  event'.padEnd(16)} auditor received ${envelope.capability} from ${envelope.from} correlationId=${envelope.correlationId}`);
@@ -78,9 +79,14 @@ for (const record of await reviewer.dlq.list()) {
 for (const record of await frontdesk.dlq.list()) {
   console.log(`${'dlq'.padEnd(16)} frontdesk kept ${record.kind} (${record.reason}) for ${record.envelope?.capability}: the late deep-scan answer`);
 }
+
+console.log('');
+await runTriageDemo(frontdesk, built('triager'));
+
 const url = `http://127.0.0.1:${daemon.http.port}`;
 console.log(`\nserving: ${url} (/metrics, /healthz, /api/v1); Ctrl-C stops the fleet. Call it from another terminal:`);
 console.log(`  AGENT_RPC_TOKEN=${token} node dist/bin/agent-rpc.js call agent://pr-reviewer review-pr --url ${url} --payload '{"prUrl":"pull/8","files":["a.ts"]}'`);
 const code = await serveUntilSignalled(daemon);
+await model.close();
 console.log(`fleet stopped (exit ${code})`);
 process.exit(code);

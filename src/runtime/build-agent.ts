@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { mkdir } from 'node:fs/promises';
+import type { AuditLog } from '../audit/audit-log.js';
 import { FileAuditLog } from '../audit/file-audit-log.js';
 import { dataDirOf, type AgentConfig } from '../config/agent-config.js';
 import { buildReceiverAuth } from '../config/build-auth.js';
@@ -37,6 +38,8 @@ export interface BuildAgentOptions {
 export interface BuiltAgent {
   readonly node: AgentNode;
   readonly config: AgentConfig;
+  /** Its audit log (`<dataDir>/audit.jsonl`): `flush()` before reading the file for what a call just did. */
+  readonly audit: AuditLog;
   /** Closes the node (drain, settle) and then its stores. */
   close(): Promise<void>;
 }
@@ -128,6 +131,7 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
   return {
     node,
     config,
+    audit,
     async close() {
       await node.close();
       for (const close of closers.reverse()) await close();

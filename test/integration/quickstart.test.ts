@@ -9,10 +9,12 @@ import { runCliProcess } from '../support/run-cli-process.js';
 const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 describe('quickstart - npm start', () => {
-  it('quickstart - runs the example fleet (every mode, a refusal, a timeout, a DLQ entry), serves the CLI, stops on SIGINT', async () => {
+  it('quickstart - runs the example fleet (every mode, a refusal, a timeout, a DLQ entry, a model agent), serves the CLI, stops on SIGINT', async () => {
     const token = 'quickstart-test-token';
+    // Without a provider key the model agent runs on the scripted model server.
+    const { OPENAI_API_KEY: _openai, ANTHROPIC_API_KEY: _anthropic, ...env } = process.env;
     // Its own process group, so SIGINT reaches npm and the fleet as Ctrl-C does.
-    const child = spawn('npm', ['start', '--silent'], { cwd: repoRoot, detached: true, env: { ...process.env, PORT: '0', AGENT_RPC_TOKEN: token } });
+    const child = spawn('npm', ['start', '--silent'], { cwd: repoRoot, detached: true, env: { ...env, PORT: '0', AGENT_RPC_TOKEN: token } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -55,5 +57,21 @@ describe('quickstart - npm start', () => {
     const flowOf = (l: string): string | undefined => /correlationId=([0-9a-f-]{36})/.exec(l)?.[1];
     expect(flowOf(line('  nested call'))).toBe(flowOf(line('sync ')));
     expect(lines.filter((l) => /correlationId=[0-9a-f-]{36} latency=\d+\.\d+ms/.test(l)).length).toBeGreaterThanOrEqual(6);
+
+    // The model agent: bash under its policy, the linter as a tool (a nested call in the
+    // triage's flow), a denied command asked about and approved, the answer and its cost.
+    expect(line('model: ')).toContain('the triager runs on the scripted model server');
+    const triage = line('triage ');
+    expect(triage).toMatch(/frontdesk → triager\/triage-issue +status=ok/);
+    expect(lines.filter((l) => l.startsWith('  tool call'))).toEqual([
+      expect.stringMatching(/^ {2}tool call +bash +ok +grep ERROR crash\.log \(allowed, exit 0\)$/),
+      expect.stringMatching(/^ {2}tool call +linter__lint +ok +\{"files":\["src\/auth\/session\.ts","src\/auth\/legacy-token\.js"\]\}$/),
+      expect.stringMatching(/^ {2}tool call +bash +ok +rm crash\.log \(approved, exit 0\)$/),
+    ]);
+    expect(lines.some((l) => l.startsWith('  nested call') && l.includes('from agent://triager') && flowOf(l) === flowOf(triage))).toBe(true);
+    expect(line('  approval')).toMatch(/triager asks: Run `rm crash\.log`\? .*destructive.* → approved$/);
+    expect(line('answer ')).toMatch(/Severity high: .*Team: auth\.$/);
+    // 5,560 input tokens (3,072 of them cached) and 164 output at the gpt-5-mini rates agent.yaml gives the scripted model.
+    expect(line('usage ')).toMatch(/^usage +5560 input \+ 164 output tokens over 4 model requests, \$0\.001027$/);
   }, 200_000);
 });

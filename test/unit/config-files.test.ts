@@ -85,12 +85,27 @@ describe('config files', () => {
   it.each(['quickstart/agents', 'fleet-nats', 'fleet-kafka'])('config - every agent of examples/%s loads and names handler files that exist', async (fleet) => {
     const root = new URL(`../../examples/${fleet}/`, import.meta.url).pathname;
     const exampleEnv = { QUICKSTART_DATA_DIR: '/tmp/q', NATS_URL: 'nats://127.0.0.1:4222', KAFKA_BROKERS: '127.0.0.1:9092', HOSTNAME: 'h-1', HTTP_PORT: '9464', AGENT_DATA_DIR: '/tmp/a' };
-    for (const agent of ['frontdesk', 'pr-reviewer', 'linter', 'auditor']) {
-      const config = await loadAgentConfig(join(root, agent), builtinTransports, exampleEnv);
+    // The quickstart's model agent, as main.ts configures it for the scripted model server.
+    const modelEnv = { QUICKSTART_MODEL_ID: 'scripted', QUICKSTART_MODEL: 'gpt-5-mini', QUICKSTART_SCRIPTED_MODEL_URL: 'http://127.0.0.1:9' };
+    const agents = ['frontdesk', 'pr-reviewer', 'linter', 'auditor', ...(fleet === 'quickstart/agents' ? ['triager'] : [])];
+    for (const agent of agents) {
+      const config = await loadAgentConfig(join(root, agent), builtinTransports, { ...exampleEnv, ...modelEnv });
       for (const path of Object.values(config.agent.value.handlers)) {
         if (typeof path === 'string') expect(existsSync(join(root, agent, path)), path).toBe(true);
       }
     }
+  });
+
+  it.each([
+    ['scripted', 'openai-compatible'],
+    ['openai', 'openai'],
+    ['anthropic', 'anthropic'],
+  ])('config - the quickstart triager runs on its %s model when main.ts names it', async (id, provider) => {
+    const dir = new URL('../../examples/quickstart/agents/triager/', import.meta.url).pathname;
+    const config = await loadAgentConfig(dir, builtinTransports, { QUICKSTART_DATA_DIR: '/tmp/q', QUICKSTART_MODEL_ID: id, QUICKSTART_MODEL: 'some-model', QUICKSTART_SCRIPTED_MODEL_URL: 'http://127.0.0.1:9' });
+    const handler = config.agent.value.handlers['triage-issue'];
+    expect(typeof handler === 'object' && handler.agent.model).toBe(id);
+    expect(config.agent.value.models?.find((model) => model.id === id)).toMatchObject({ provider, pricing: { inputPer1M: expect.any(Number) } });
   });
 
   it('config - a peer on other NATS servers than the agent is refused, naming the field', async () => {
