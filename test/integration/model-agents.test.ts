@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createPinoLogger } from '../../src/observability/pino-logger.js';
 import { startScriptedModelServer, type RecordedModelRequest, type ScriptedAnswer, type ScriptedModelServer } from '../../src/testing/scripted-model-server.js';
 import { FLEET_SECRETS, ModelAgentFleet } from '../support/model-agent-fleet.js';
 import { firstUserText, lastToolResults, processesRunning, systemOf, toolsOf } from '../support/model-requests.js';
@@ -22,8 +24,9 @@ const TRIAGE_CAPABILITY = `  - name: triage
 `;
 
 /** A triage agent whose bash runs only the commands `allow` matches; everything else is blocked. */
-function triageAgent(options: { allow?: string; extra?: string; maxIterations?: number; id?: string; provider?: 'anthropic' } = {}) {
-  return fleet.agent({
+function triageAgent(options: { allow?: string; extra?: string; maxIterations?: number; id?: string; provider?: 'anthropic'; logger?: ReturnType<typeof createPinoLogger> } = {}) {
+  return fleet.agent(
+    {
     id: options.id ?? 'triage',
     ...(options.provider ? { provider: options.provider } : {}),
     capabilitiesYaml: TRIAGE_CAPABILITY,
@@ -43,7 +46,9 @@ function triageAgent(options: { allow?: string; extra?: string; maxIterations?: 
     messages:
       - { role: user, content: "Triage: \${input.text}" }
 ${options.extra ?? ''}`,
-  });
+    },
+    options.logger ? { logger: options.logger } : {},
+  );
 }
 
 const bash = (command: string) => ({ toolCalls: [{ name: 'bash', arguments: { command } }] });
@@ -117,6 +122,21 @@ describe('model agents - the tool loop', () => {
     for (const name of Object.keys(FLEET_SECRETS)) expect(output).not.toContain(`${name}=`);
     for (const value of Object.values(FLEET_SECRETS)) expect(fleet.bodies()).not.toContain(value);
     expect(firstUserText(model.requests[0]!)).toBe('Triage: the password is [secret]');
+  });
+
+  it('model agents - every iteration is logged: model request n/max, the answer, the tool call with masked arguments, the policy decision, the result', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const destination = new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>), done()) });
+    await triageAgent({ logger: createPinoLogger({ level: 'info', destination }) });
+    model.script(bash(`echo ${FLEET_SECRETS.GITHUB_TOKEN}`), bash('rm -rf x'), { text: 'done' });
+    const caller = await fleet.caller(['triage']);
+    await caller.requestAgent({ to: 'triage', capability: 'triage', payload: { text: 'x' } });
+    const messages = lines.map((line) => String(line.msg));
+    expect(messages).toEqual(expect.arrayContaining(['model request 1/10', 'model answered', 'tool call bash', 'tool result bash: ok', 'tool result bash: error', 'model request 3/10']));
+    expect(messages.find((m) => m.startsWith('bash policy: deny'))).toMatch(/rm -rf x matched rule destructive/);
+    expect(lines.find((line) => line.msg === 'model request 1/10')).toMatchObject({ model: 'fast', messages: 1, tools: 3, iteration: 1, maxIterations: 10, capability: 'triage' });
+    expect(JSON.stringify(lines)).not.toContain(FLEET_SECRETS.GITHUB_TOKEN);
+    expect(lines.find((line) => line.msg === 'tool call bash')?.arguments).toContain('[secret]');
   });
 
   it('model agents - max_iterations ends the loop with EAGENTRPC_AGENT_MAX_ITERATIONS and the partial transcript', async () => {
