@@ -14,6 +14,8 @@ export interface PublishedCapability extends CapabilitySchema {
 export type PeerCall = (to: string, capability: string, payload: unknown) => Promise<CallResult>;
 
 const CACHE_MS = 60_000;
+/** How soon a peer that did not answer is asked again. */
+const RETRY_MS = 10_000;
 const LOOKUP_TIMEOUT_MS = 3_000;
 const MAX_RESULT_CHARS = 30_000;
 
@@ -46,6 +48,8 @@ export class PeerCatalog {
     const capabilities = result.status === 'ok' && Array.isArray(result.response?.capabilities) ? result.response.capabilities : undefined;
     if (!capabilities) {
       this.logger.warn({ peer: uri, status: result.status, code: result.error?.code }, `peer ${uri} did not publish its capabilities; its tools are left out`);
+      // Remembered for a while too, so a peer that is down does not delay every call by the lookup's timeout.
+      this.known.set(uri, { at: Date.now() - CACHE_MS + RETRY_MS, capabilities: [] });
       return [];
     }
     this.known.set(uri, { at: Date.now(), capabilities });
