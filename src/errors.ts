@@ -39,6 +39,8 @@ export const RPC_ERROR_CODES = {
   EAGENTRPC_MODEL_FAILED: { retriable: true, summary: 'The model provider answered with an error or could not be reached; retriable for 408, 409, 429, 5xx, connection errors and timeouts only; details name the model, provider and HTTP status.' },
   EAGENTRPC_AGENT_MAX_ITERATIONS: { retriable: false, summary: 'A model agent reached its max_iterations without a final answer; details carry the partial transcript.' },
   EAGENTRPC_BROKER_SETUP_FAILED: { retriable: true, summary: 'The broker refused or failed to set up what a topic needs (a JetStream stream, a Kafka topic); details name the topic.' },
+  EAGENTRPC_WORKFLOW_STEP_FAILED: { retriable: false, summary: 'A workflow run failed because a step failed; details name the step and the code of its error.' },
+  EAGENTRPC_WORKFLOW_STEP_TIMEOUT: { retriable: true, summary: "A workflow step did not finish within its timeout_sec and was aborted; details name the step and the timeout." },
 } as const satisfies Record<string, { retriable: boolean; summary: string }>;
 
 export type RpcErrorCode = keyof typeof RPC_ERROR_CODES;

@@ -1,0 +1,7 @@
+export { loadWorkflowFile, parseWorkflow, type LoadedWorkflow, type WorkflowLoadOptions } from './workflow-file.js';
+export { workflowSchema, workflowStepSchema, agentStepSchema, callStepSchema, WORKFLOW_NAME_RE, type Workflow, type WorkflowStep, type AgentStep, type CallStep } from './workflow-schema.js';
+export { checkWorkflow, substitutedStrings, type WorkflowCheckOptions, type WorkflowProblem } from './check-workflow.js';
+export { findCycle, runOrder, ancestorsOf, type GraphStep } from './workflow-graph.js';
+export { substitute, substituteJson, referencesIn, variableText, OUTPUT_NAME_RE, PARAM_NAME_RE, type Variables } from './substitute.js';
+export { runWorkflow, type RunWorkflowOptions, type RunStep, type RunStepContext, type StepResult, type WorkflowEvent } from './run-workflow.js';
+export { writeRunRecord, runRecordPath, RUN_STATUSES, STEP_STATUSES, type RunStatus, type StepStatus, type StepRecord, type StepError, type WorkflowRunRecord } from './run-record.js';
