@@ -23,6 +23,7 @@ const inProcess = [
   'test/integration/session-api.test.ts',
   'test/integration/trace-context.test.ts',
   'test/integration/web-search-tool.test.ts',
+  'test/integration/workflow-runs.test.ts',
 ];
 
 // One file per core: broker and process tests spend much of their time waiting on other

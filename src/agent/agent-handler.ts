@@ -4,7 +4,7 @@ import type { AuditLog } from '../audit/audit-log.js';
 import { encodeFlowState, FLOW_HEADER } from '../guard/flow-state.js';
 import type { RpcMetrics } from '../observability/metrics.js';
 import type { Handler, HandlerContext } from '../rpc/handler.js';
-import { runAgentLoop } from './agent-loop.js';
+import { runAgentLoop, type AgentLoopResult } from './agent-loop.js';
 import { loadAgentMemory, type AgentMemory } from './memory.js';
 import { fillTemplate } from './message-template.js';
 import type { ModelClient, ModelMessage } from './models/model-client.js';
@@ -46,11 +46,29 @@ export interface AgentHandlerOptions {
  * travels in the response only, like every response's).
  */
 export function agentHandler(options: AgentHandlerOptions): Handler {
+  const { capability, spec, masker } = options;
+  const run = modelAgentRunner(options);
+  return async (input, ctx) => {
+    const messages: ModelMessage[] = spec.messages.map((message) => ({ role: message.role, content: masker.mask(fillTemplate(message.content, input)) }));
+    const result = await run(messages, ctx);
+    const usage = ctx.usage();
+    ctx.logger.info({ capability: capability.name, correlationId: ctx.correlationId, iterations: result.iterations, ...usage }, `${capability.name} answered: ${usage.inputTokens} input + ${usage.outputTokens} output tokens, $${usage.costUsd.toFixed(6)}`);
+    return capability.outputSchema ? result.data : { text: result.text, usage };
+  };
+}
+
+/**
+ * The model agent of `options` as a function of its starting messages, run in the flow of
+ * `ctx` (its tools, approvals, usage, budget and cancellation): what agentHandler runs
+ * for a request, and a workflow's agent step runs with the step's messages. `spec.messages`
+ * is not used: the caller gives the messages, already filled and masked.
+ */
+export function modelAgentRunner(options: AgentHandlerOptions): (messages: readonly ModelMessage[], ctx: HandlerContext) => Promise<AgentLoopResult> {
   const { agentUri, capability, spec, masker } = options;
   const agentId = agentUri.slice('agent://'.length);
   const workDir = join(options.dataDir, 'workspace');
   const output = capability.outputSchema ? outputCheck(capability.outputSchema) : undefined;
-  return async (input, ctx) => {
+  return async (messages, ctx) => {
     await mkdir(workDir, { recursive: true });
     const memory = spec.memory ? await loadAgentMemory({ dataDir: options.dataDir, agentId }) : undefined;
     const tools = await options.tools({ ctx, workDir, memory });
@@ -58,8 +76,7 @@ export function agentHandler(options: AgentHandlerOptions): Handler {
     const system = masker.mask(
       systemPrompt({ agentUri, capability, workDir, tools: tools.map((tool) => tool.name), ...(spec.prompt ? { prompt: spec.prompt } : {}), ...(memory ? { memory } : {}), ...(output ? { outputSchema: output.schema } : {}) }),
     );
-    const messages: ModelMessage[] = spec.messages.map((message) => ({ role: message.role, content: masker.mask(fillTemplate(message.content, input)) }));
-    const result = await runAgentLoop({
+    return runAgentLoop({
       model: options.model,
       pricing: options.pricing,
       system,
@@ -87,8 +104,5 @@ export function agentHandler(options: AgentHandlerOptions): Handler {
       logger,
       metrics: options.metrics,
     });
-    const usage = ctx.usage();
-    logger.info({ iterations: result.iterations, ...usage }, `${capability.name} answered: ${usage.inputTokens} input + ${usage.outputTokens} output tokens, $${usage.costUsd.toFixed(6)}`);
-    return output ? result.data : { text: result.text, usage };
   };
 }

@@ -38,6 +38,8 @@ export interface AgentLoopResult {
   /** The parsed and checked JSON answer, when an output schema was given. */
   readonly data?: unknown;
   readonly iterations: number;
+  /** The whole conversation: the messages given, then every model answer and tool result. */
+  readonly transcript: readonly ModelMessage[];
 }
 
 /**
@@ -73,9 +75,9 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     const calls = reply.toolCalls.map((call): ModelToolCall => ({ ...call, arguments: maskArguments(call.arguments, masker) }));
     transcript.push(calls.length > 0 ? { role: 'assistant', content: text, toolCalls: calls } : { role: 'assistant', content: text });
     if (calls.length === 0) {
-      if (!options.output) return { text, iterations: iteration };
+      if (!options.output) return { text, iterations: iteration, transcript };
       const checked = options.output.check(text);
-      if (checked.ok) return { text, data: checked.data, iterations: iteration };
+      if (checked.ok) return { text, data: checked.data, iterations: iteration, transcript };
       // One more turn to fix the shape: the model reads why its answer was refused.
       transcript.push({ role: 'user', content: `Your answer was not accepted: ${checked.problem}. Answer again with only the JSON value.` });
       continue;

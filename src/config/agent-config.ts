@@ -10,6 +10,8 @@ import { inboxSettingsOf, type InboxSettings } from './inbox-settings.js';
 import { loadYamlFile, type LoadedYaml } from './load-yaml.js';
 import { peersFileSchema, type PeersFile } from './peers-file.js';
 import { checkTransportPlugins, type TransportPlugin } from '../transport-plugin.js';
+import type { LoadedWorkflow } from '../workflow/workflow-file.js';
+import { loadWorkflowHandlers } from './workflow-handlers.js';
 
 export const CONFIG_FILES = {
   agent: 'agent.yaml',
@@ -29,6 +31,8 @@ export interface AgentConfig {
   readonly inbox: InboxSettings;
   /** The transport plug-ins the files were checked against; the agent's transports come from them. */
   readonly transportPlugins: readonly TransportPlugin[];
+  /** The workflows served as capabilities (`type: workflow` handlers), loaded and checked, by capability. */
+  readonly workflows: ReadonlyMap<string, LoadedWorkflow>;
 }
 
 /**
@@ -49,7 +53,8 @@ export async function loadAgentConfig(dir: string, transports: readonly Transpor
   checkAcrossFiles(agent, capabilities, eventSources);
   const inbox = inboxSettingsOf(agent, capabilities, eventSources);
   if (peers) checkPeerRoutes(peers, capabilities.value.transports, transports);
-  return { dir, agent, capabilities, peers, eventSources, inbox, transportPlugins: transports };
+  const workflows = await loadWorkflowHandlers(agent, env);
+  return { dir, agent, capabilities, peers, eventSources, inbox, transportPlugins: transports, workflows };
 }
 
 /** Where the agent keeps its files (DLQ, audit log, dedupe store): agent.yaml's dataDir, relative to the config directory. */
@@ -77,7 +82,7 @@ function checkAcrossFiles(agent: LoadedYaml<AgentFile>, capabilities: LoadedYaml
     if (!names.has(capability)) {
       throw new ConfigError(agent.file, agent.lineOf(['handlers', capability]), `handlers.${capability}`, `capability ${capability} is not declared in ${CONFIG_FILES.capabilities}`);
     }
-    if (typeof handler !== 'string') checkModelOf(agent, capability, handler.agent.model);
+    if (typeof handler !== 'string' && handler.type === 'agent') checkModelOf(agent, capability, handler.agent.model);
   }
   const sourceIds = new Set<string>();
   eventSources?.value.sources.forEach((source, index) => {

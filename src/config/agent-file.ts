@@ -8,6 +8,13 @@ import { receiverAuthSchema } from './auth-config.js';
 import { inboxLimitFields } from './inbox-fields.js';
 import { remoteNodesConfigSchema, remoteNodeStoreConfigSchema } from './remote-nodes-config.js';
 
+/** agent.yaml `handlers.<capability>` with `type: workflow`: the capability runs a workflow file (docs/workflows.md). */
+export const workflowHandlerSchema = z.strictObject({
+  type: z.literal('workflow').describe('A workflow: the capability runs the steps of a workflow file (docs/workflows.md).'),
+  file: z.string().min(1).describe('The workflow file, relative to agent.yaml.'),
+});
+export type WorkflowHandlerConfig = z.infer<typeof workflowHandlerSchema>;
+
 // A port may come from `${env:PORT}`, which expands to a string.
 const portSchema = z.union([z.int(), z.string().regex(/^\d+$/, 'must be a port number').transform(Number)]).pipe(z.int().min(0).max(65535));
 
@@ -62,9 +69,9 @@ export const agentFileSchema = z.strictObject({
     .describe('How envelopes are authenticated.'),
   models: modelsConfigSchema.optional().describe('The language models model agents use (docs/agents.md).'),
   handlers: z
-    .record(z.string(), z.union([z.string().min(1), agentHandlerSchema]))
+    .record(z.string(), z.union([z.string().min(1), z.discriminatedUnion('type', [agentHandlerSchema, workflowHandlerSchema])]))
     .default({})
-    .describe('Capability → module path (relative to this file) whose default export, or export named like the capability, is the handler; or a model agent (`type: agent`, docs/agents.md).'),
+    .describe('Capability → module path (relative to this file) whose default export, or export named like the capability, is the handler; or a model agent (`type: agent`, docs/agents.md); or a workflow (`type: workflow`, docs/workflows.md).'),
   limits: z
     .strictObject({
       ...inboxLimitFields,

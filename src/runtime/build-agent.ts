@@ -15,7 +15,10 @@ import { createSecretResolver } from '../secrets/resolver.js';
 import { handlersFromConfig } from './handlers-from-config.js';
 import type { ApprovalGate } from '../rpc/approvals.js';
 import { transportsFromConfig, type TransportContext } from './transports-from-config.js';
-import { modelAgentHandlers } from './model-agents.js';
+import { ModelAgents, modelAgentHandlers } from './model-agents.js';
+import { workflowCapability, workflowHandlers } from './workflow-handlers.js';
+import type { LoadedWorkflow } from '../workflow/workflow-file.js';
+import type { WorkflowRunRecord } from '../workflow/run-record.js';
 import { SecretMasker } from '../secrets/secret-masker.js';
 import { maskingResolver } from '../secrets/masking-resolver.js';
 import { noMetrics } from '../observability/metrics.js';
@@ -40,6 +43,11 @@ export interface BuiltAgent {
   readonly config: AgentConfig;
   /** Its audit log (`<dataDir>/audit.jsonl`): `flush()` before reading the file for what a call just did. */
   readonly audit: AuditLog;
+  /**
+   * Serves a workflow as `capability` besides the configured handlers (`agent-rpc run`);
+   * `onRecord` hears where each run's record was written.
+   */
+  serveWorkflow(capability: string, workflow: LoadedWorkflow, onRecord?: (path: string, record: WorkflowRunRecord) => void): void;
   /** Closes the node (drain, settle) and then its stores. */
   close(): Promise<void>;
 }
@@ -116,7 +124,7 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
     ...(options.metrics ? { metrics: options.metrics } : {}),
   });
   for (const [capability, handler] of await handlersFromConfig(agent, config.dir)) node.handle(capability, handler);
-  const modelAgents = await modelAgentHandlers({
+  const agents = new ModelAgents({
     config,
     node,
     secrets,
@@ -127,11 +135,16 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
     env,
     ...(options.remoteNodes ? { remoteNodes: options.remoteNodes } : {}),
   });
-  for (const [capability, handler] of modelAgents) node.handle(capability, handler);
+  for (const [capability, handler] of await modelAgentHandlers(agents)) node.handle(capability, handler);
+  const workflows = { config, agents, masker };
+  for (const [capability, handler] of workflowHandlers(workflows)) node.handle(capability, handler);
   return {
     node,
     config,
     audit,
+    serveWorkflow(capability, workflow, onRecord) {
+      node.handle(capability, workflowCapability(workflows, capability, workflow, onRecord));
+    },
     async close() {
       await node.close();
       for (const close of closers.reverse()) await close();

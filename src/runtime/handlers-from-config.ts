@@ -13,7 +13,7 @@ import type { Handler } from '../rpc/handler.js';
 export async function handlersFromConfig(agent: LoadedYaml<AgentFile>, baseDir: string): Promise<Map<string, Handler>> {
   const handlers = new Map<string, Handler>();
   for (const [capability, modulePath] of Object.entries(agent.value.handlers)) {
-    // Model agents (`type: agent`) are built by modelAgentHandlers.
+    // Model agents (`type: agent`) and workflows (`type: workflow`) are built by modelAgentHandlers and workflowHandlers.
     if (typeof modulePath !== 'string') continue;
     const fail = (problem: string): ConfigError => new ConfigError(agent.file, agent.lineOf(['handlers', capability]), `handlers.${capability}`, problem);
     const file = isAbsolute(modulePath) ? modulePath : resolve(baseDir, modulePath);

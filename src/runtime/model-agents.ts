@@ -1,5 +1,5 @@
-import { agentHandler, type ToolsetFactory } from '../agent/agent-handler.js';
-import type { AgentHandlerConfig } from '../agent/agent-handler-config.js';
+import { agentHandler, type AgentHandlerOptions, type AgentHandlerSpec, type ToolsetFactory } from '../agent/agent-handler.js';
+import type { AgentBlockConfig } from '../agent/agent-handler-config.js';
 import { buildAgentTools } from '../agent/agent-tools.js';
 import { bashTool } from '../agent/bash/bash-tool.js';
 import type { BashPolicy } from '../agent/bash/bash-policy.js';
@@ -42,42 +42,58 @@ export interface ModelAgentsContext {
 const OPEN_POLICY: BashPolicy = { default_behavior: 'allow', deny_behavior: 'hitl', rules: [] };
 
 /** The handlers of agent.yaml's `type: agent` entries, each with its model client and tool set. */
-export async function modelAgentHandlers(context: ModelAgentsContext): Promise<Map<string, Handler>> {
-  const { config, node } = context;
-  const agent = config.agent.value;
+export async function modelAgentHandlers(agents: ModelAgents): Promise<Map<string, Handler>> {
+  const { config } = agents.context;
   const handlers = new Map<string, Handler>();
-  const clients = new Map<string, Promise<ModelClient>>();
-  const catalog = new PeerCatalog(node, context.logger.child({ agentId: agent.agent.id }));
-  for (const [capabilityName, entry] of Object.entries(agent.handlers)) {
-    if (typeof entry === 'string') continue;
-    // Checked when the files loaded (loadAgentConfig); resolved again here for the entry itself.
-    const resolved = resolveModelId(entry.agent.model, agent.models ?? []);
-    if (!resolved.ok) throw new ConfigError(config.agent.file, config.agent.lineOf(['handlers', capabilityName]), `handlers.${capabilityName}.agent.model`, resolved.problem);
-    const model = resolved.model;
-    if (!clients.has(model.id)) clients.set(model.id, modelClientOf(context, model));
+  for (const [capabilityName, entry] of Object.entries(config.agent.value.handlers)) {
+    if (typeof entry === 'string' || entry.type !== 'agent') continue;
     const capability = config.capabilities.value.capabilities.find((c) => c.name === capabilityName)!;
-    handlers.set(
-      capabilityName,
-      agentHandler({
-        agentUri: node.uri,
-        capability,
-        spec: {
-          ...(entry.agent.prompt ? { prompt: entry.agent.prompt } : {}),
-          maxIterations: entry.agent.max_iterations,
-          memory: entry.agent.memory?.enabled ?? false,
-          messages: entry.messages,
-        },
-        model: await clients.get(model.id)!,
-        pricing: model.pricing,
-        dataDir: dataDirOf(config),
-        tools: toolsetOf(context, entry, catalog),
-        masker: context.masker,
-        audit: context.audit,
-        metrics: context.metrics,
-      }),
-    );
+    // Checked when the files loaded (loadAgentConfig); resolved again here for the entry itself.
+    const where = { file: config.agent.file, line: config.agent.lineOf(['handlers', capabilityName]), field: `handlers.${capabilityName}.agent.model` };
+    handlers.set(capabilityName, agentHandler(await agents.optionsFor(capability, entry.agent, entry.messages, where)));
   }
   return handlers;
+}
+
+/**
+ * What every model agent of one agent shares — model clients (one per model), the peer
+ * catalog, the tool set construction — so a `type: agent` handler and a workflow's agent
+ * step are built the same way.
+ */
+export class ModelAgents {
+  readonly #context: ModelAgentsContext;
+  readonly #clients = new Map<string, Promise<ModelClient>>();
+  readonly #catalog: PeerCatalog;
+
+  get context(): ModelAgentsContext {
+    return this.#context;
+  }
+
+  constructor(context: ModelAgentsContext) {
+    this.#context = context;
+    this.#catalog = new PeerCatalog(context.node, context.logger.child({ agentId: context.config.agent.value.agent.id }));
+  }
+
+  /** agentHandler's options for an agent block; a model that does not resolve is a ConfigError at `where`. */
+  async optionsFor(capability: AgentHandlerOptions['capability'], block: AgentBlockConfig, messages: AgentHandlerSpec['messages'], where: { file: string; line: number | undefined; field: string }): Promise<AgentHandlerOptions> {
+    const context = this.#context;
+    const resolved = resolveModelId(block.model, context.config.agent.value.models ?? []);
+    if (!resolved.ok) throw new ConfigError(where.file, where.line, where.field, resolved.problem);
+    const model = resolved.model;
+    if (!this.#clients.has(model.id)) this.#clients.set(model.id, modelClientOf(context, model));
+    return {
+      agentUri: context.node.uri,
+      capability,
+      spec: { ...(block.prompt ? { prompt: block.prompt } : {}), maxIterations: block.max_iterations, memory: block.memory?.enabled ?? false, messages },
+      model: await this.#clients.get(model.id)!,
+      pricing: model.pricing,
+      dataDir: dataDirOf(context.config),
+      tools: toolsetOf(context, block, this.#catalog),
+      masker: context.masker,
+      audit: context.audit,
+      metrics: context.metrics,
+    };
+  }
 }
 
 async function modelClientOf(context: ModelAgentsContext, model: ModelConfig): Promise<ModelClient> {
@@ -96,9 +112,9 @@ async function modelClientOf(context: ModelAgentsContext, model: ModelConfig): P
   return createModelClient(model, { apiKey });
 }
 
-function toolsetOf(context: ModelAgentsContext, entry: AgentHandlerConfig, catalog: PeerCatalog): ToolsetFactory {
+function toolsetOf(context: ModelAgentsContext, block: AgentBlockConfig, catalog: PeerCatalog): ToolsetFactory {
   const agent = context.config.agent.value;
-  const selection = new ToolSelection(entry.agent.tools?.enabled, agent.tools?.policy ?? {});
+  const selection = new ToolSelection(block.tools?.enabled, agent.tools?.policy ?? {});
   const bashSettings = agent.tools?.bash;
   const webSearch = agent.tools?.webSearch;
   const logger = context.logger.child({ agentId: agent.agent.id });
@@ -108,8 +124,8 @@ function toolsetOf(context: ModelAgentsContext, entry: AgentHandlerConfig, catal
     if (selection.has('bash')) {
       tools.push(
         bashTool({
-          policy: entry.agent.tools?.bash_policy ?? OPEN_POLICY,
-          safeMode: entry.agent.safe_mode,
+          policy: block.tools?.bash_policy ?? OPEN_POLICY,
+          safeMode: block.safe_mode,
           env: scrubbedEnv(context.env, { allow: bashSettings?.env ?? [], secretValues: context.masker.values }),
           timeoutMs: (bashSettings?.timeoutSec ?? 120) * 1_000,
           onDecision: (decision, line) => {

@@ -104,7 +104,7 @@ describe('config files', () => {
     const dir = new URL('../../examples/quickstart/agents/triager/', import.meta.url).pathname;
     const config = await loadAgentConfig(dir, builtinTransports, { QUICKSTART_DATA_DIR: '/tmp/q', QUICKSTART_MODEL_ID: id, QUICKSTART_MODEL: 'some-model', QUICKSTART_SCRIPTED_MODEL_URL: 'http://127.0.0.1:9' });
     const handler = config.agent.value.handlers['triage-issue'];
-    expect(typeof handler === 'object' && handler.agent.model).toBe(id);
+    expect(typeof handler === 'object' && handler.type === 'agent' && handler.agent.model).toBe(id);
     expect(config.agent.value.models?.find((model) => model.id === id)).toMatchObject({ provider, pricing: { inputPer1M: expect.any(Number) } });
   });
 

@@ -1,0 +1,44 @@
+import { existsSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { resolveModelId } from '../agent/models/models-config.js';
+import { loadWorkflowFile, type LoadedWorkflow } from '../workflow/workflow-file.js';
+import type { AgentFile } from './agent-file.js';
+import { ConfigError } from './config-error.js';
+import type { LoadedYaml } from './load-yaml.js';
+
+export interface AgentWorkflowOptions {
+  readonly env?: NodeJS.ProcessEnv;
+  /** Names of params the run is given besides the file's own (`agent-rpc run --param`). */
+  readonly params?: readonly string[];
+}
+
+/**
+ * Reads a workflow file for an agent and checks it against that agent's config: its agent
+ * steps' models must be in `models:` and its `worker:` names in `remoteNodes`. Every
+ * mistake is a ConfigError naming the workflow file, the line and the field.
+ */
+export async function loadAgentWorkflow(agent: LoadedYaml<AgentFile>, file: string, options: AgentWorkflowOptions = {}): Promise<LoadedWorkflow> {
+  const workers = (agent.value.remoteNodes ?? []).map((node) => node.name);
+  const loaded = await loadWorkflowFile(file, { workers, ...(options.env ? { env: options.env } : {}), ...(options.params ? { params: options.params } : {}) });
+  for (const [index, step] of loaded.value.steps.entries()) {
+    if (step.type !== 'agent') continue;
+    const resolved = resolveModelId(step.agent.model, agent.value.models ?? []);
+    if (resolved.ok) continue;
+    const path = step.agent.model === undefined ? ['steps', index, 'agent'] : ['steps', index, 'agent', 'model'];
+    throw new ConfigError(loaded.file, loaded.lineOf(path), `steps[${index}].${path.slice(2).join('.')}`, resolved.problem);
+  }
+  return loaded;
+}
+
+/** The workflows agent.yaml serves as capabilities (`type: workflow`), loaded and checked, by capability. */
+export async function loadWorkflowHandlers(agent: LoadedYaml<AgentFile>, env: NodeJS.ProcessEnv): Promise<Map<string, LoadedWorkflow>> {
+  const workflows = new Map<string, LoadedWorkflow>();
+  for (const [capability, entry] of Object.entries(agent.value.handlers)) {
+    if (typeof entry === 'string' || entry.type !== 'workflow') continue;
+    const file = isAbsolute(entry.file) ? entry.file : resolve(dirname(agent.file), entry.file);
+    // A missing file is agent.yaml's mistake: point at the line that names it.
+    if (!existsSync(file)) throw new ConfigError(agent.file, agent.lineOf(['handlers', capability, 'file']), `handlers.${capability}.file`, `${file} does not exist`);
+    workflows.set(capability, await loadAgentWorkflow(agent, file, { env }));
+  }
+  return workflows;
+}
