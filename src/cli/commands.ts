@@ -4,12 +4,14 @@ import { codegenCommand } from './codegen-command.js';
 import type { CliCommand } from './command.js';
 import { dlqListCommand, dlqRequeueCommand, dlqShowCommand } from './dlq-command.js';
 import { rpcCapabilitiesCommand, rpcPeersCommand } from './rpc-command.js';
+import { runCommand } from './run-command.js';
 import { serveCommand } from './serve-command.js';
 
 /** Every command of `agent-rpc`; a new command is one more entry. */
 export const COMMANDS: readonly CliCommand[] = [
   serveCommand,
   callCommand,
+  runCommand,
   codegenCommand,
   rpcPeersCommand,
   rpcCapabilitiesCommand,

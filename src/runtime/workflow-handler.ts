@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ModelMessage } from '../agent/models/model-client.js';
-import { RpcError } from '../errors.js';
+import { RpcError, toRpcError } from '../errors.js';
 import { addUsage, NO_USAGE, type Usage } from '../rpc/flow-usage.js';
 import type { Handler, HandlerContext } from '../rpc/handler.js';
 import { MAX_TIMEOUT_MS } from '../rpc/request-agent.js';
@@ -86,7 +86,11 @@ export function workflowHandler(options: WorkflowHandlerOptions): Handler {
     options.onRecord?.(path, record);
     ctx.logger.info({ workflow: workflow.name, runId: record.runId, status: record.status, record: path, ...record.usage }, `workflow ${workflow.name} ${record.status}`);
     if (record.status === 'succeeded') return record;
-    if (record.status === 'cancelled' && ctx.signal.aborted) throw ctx.signal.reason;
+    if (record.status === 'cancelled') {
+      // Answered with why it was cancelled (deadline, caller's cancel), and what had run by then.
+      const reason = toRpcError(ctx.signal.reason ?? new RpcError('EAGENTRPC_ABANDONED', `workflow ${workflow.name} cancelled`));
+      throw new RpcError(reason.code, reason.message, { retriable: reason.retriable, details: { ...reason.details, record }, cause: reason });
+    }
     throw new RpcError('EAGENTRPC_WORKFLOW_STEP_FAILED', record.error?.message ?? `workflow ${workflow.name} ${record.status}`, { details: { record } });
   };
 }

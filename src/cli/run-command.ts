@@ -1,0 +1,117 @@
+import { resolve } from 'node:path';
+import { loadAgentConfig } from '../config/agent-config.js';
+import { loadAgentWorkflow } from '../config/workflow-handlers.js';
+import { newMessageId } from '../envelope/ids.js';
+import { createPinoLogger } from '../observability/pino-logger.js';
+import type { ResponsePayload } from '../rpc/response-payload.js';
+import { buildAgent } from '../runtime/build-agent.js';
+import { remoteNodesOf } from '../runtime/remote-nodes-of.js';
+import { maskingResolver } from '../secrets/masking-resolver.js';
+import { createSecretResolver } from '../secrets/resolver.js';
+import { SecretMasker } from '../secrets/secret-masker.js';
+import { formatReplyTo } from '../transport.js';
+import type { WorkflowRunRecord } from '../workflow/run-record.js';
+import type { WorkflowEvent } from '../workflow/run-workflow.js';
+import { PARAM_NAME_RE } from '../workflow/substitute.js';
+import { parseCommandArgs } from './args.js';
+import { configDir } from './cli-node.js';
+import { EXIT, UsageError, type CliCommand } from './command.js';
+import { RunProgress } from './run-progress.js';
+
+/** Who the run's request comes from: the operator at this command, not a peer. */
+const RUN_CALLER = 'agent://agent-rpc-run';
+/** The longest a step may take (timeout_sec's maximum): the run's request must not expire before its steps. */
+const RUN_DEADLINE_MS = 604_800_000;
+
+export const runCommand: CliCommand = {
+  path: ['run'],
+  summary: 'run a workflow file as an agent and show its progress',
+  usage: `agent-rpc run <workflow.yaml> [--config <dir>] [--param NAME=VALUE]... [--json]
+
+  Starts the agent of --config (default $AGENT_RPC_CONFIG or .) in this process — its
+  transports, peers, models and remote nodes — serves the workflow as a capability of it
+  and calls it, so the run goes through the agent's inbox like any request. Prints a line
+  per step as it starts and ends (status, duration, tokens, cost) and a progress bar,
+  then where the run record was written (<dataDir>/runs/<workflow>/<runId>.json).
+  Exit 0 when every step succeeded, 1 when a step failed or the run was interrupted.
+
+  --param  a param for the run, overriding the file's; repeatable. A name the file does
+           not declare is allowed when a step refers to it.
+  --json   print only the run record, as JSON, with its path as "recordPath".`,
+  async run(args, io) {
+    const { values, positionals } = parseCommandArgs(args, { config: { type: 'string' }, param: { type: 'string', multiple: true }, json: { type: 'boolean' } }, true);
+    const [file, ...extra] = positionals;
+    if (file === undefined || extra.length > 0) throw new UsageError('expected: <workflow.yaml>');
+    const params = parseParams(values.param ?? []);
+    const dir = configDir(values.config, io);
+    const config = await loadAgentConfig(dir, io.transports, io.env);
+    const loaded = await loadAgentWorkflow(config.agent, resolve(file), { env: io.env, params: Object.keys(params) });
+    const workflow = loaded.value;
+
+    // As `serve` builds an agent: every secret it resolves is kept out of what its models are sent.
+    const masker = new SecretMasker();
+    const secrets = maskingResolver(createSecretResolver({ env: io.env }), masker);
+    const remote = await remoteNodesOf(config, secrets);
+    // stdout is the run's; the agent's warnings go to stderr.
+    const logger = createPinoLogger({ level: 'warn', destination: process.stderr });
+    const built = await buildAgent(config, { logger, env: io.env, remoteNodes: remote.resolver, masker });
+    const capability = `workflow:${workflow.name}`;
+    let recordPath: string | undefined;
+    built.serveWorkflow(capability, loaded, (path) => (recordPath = path));
+    const tty = !values.json && process.stdout.isTTY === true;
+    const progress = new RunProgress({ line: io.out, ...(tty ? { raw: (text: string) => process.stdout.write(text) } : {}) }, workflow.steps.length);
+    const messageId = newMessageId();
+    const interrupt = (): void => void built.node.inbound.cancel(messageId, 'interrupted (SIGINT)');
+    let final: ResponsePayload | undefined;
+    try {
+      await built.node.start();
+      const port = built.node.inbound;
+      const body = await port.signOwnRequest({ messageId, from: RUN_CALLER, capability, payload: { params }, replyTo: formatReplyTo('http', `run.${messageId}`), deadline: Date.now() + RUN_DEADLINE_MS });
+      process.on('SIGINT', interrupt);
+      await port.deliver({
+        body,
+        deliveryId: messageId,
+        onReply: ({ payload }) => {
+          if (payload?.ok && payload.progress) {
+            if (!values.json) progress.event(payload.data as WorkflowEvent);
+          } else {
+            final = payload;
+          }
+        },
+      });
+    } finally {
+      process.off('SIGINT', interrupt);
+      await built.close();
+    }
+    const record = recordOf(final);
+    if (!record) {
+      const reason = final && !final.ok ? `${final.error.code}: ${final.error.message}` : 'no answer';
+      io.err(`agent-rpc run: workflow ${workflow.name} did not run: ${reason}`);
+      return EXIT.failed;
+    }
+    if (values.json) io.out(JSON.stringify({ ...record, ...(recordPath === undefined ? {} : { recordPath }) }, null, 2));
+    else progress.done(record, recordPath);
+    return record.status === 'succeeded' ? EXIT.ok : EXIT.problem;
+  },
+};
+
+/** `--param NAME=VALUE`, each once. */
+function parseParams(entries: readonly string[]): Record<string, string> {
+  const params: Record<string, string> = {};
+  for (const entry of entries) {
+    const at = entry.indexOf('=');
+    const name = at === -1 ? entry : entry.slice(0, at);
+    if (at === -1 || !PARAM_NAME_RE.test(name)) throw new UsageError(`--param must be NAME=VALUE with NAME a variable name ([A-Za-z_][A-Za-z0-9_]*); got ${JSON.stringify(entry)}`);
+    if (Object.hasOwn(params, name)) throw new UsageError(`--param ${name} is given twice`);
+    params[name] = entry.slice(at + 1);
+  }
+  return params;
+}
+
+/** The run record of the final answer: the answer itself, or a failed run's error details. */
+function recordOf(final: ResponsePayload | undefined): WorkflowRunRecord | undefined {
+  if (!final) return undefined;
+  if (final.ok) return final.data as WorkflowRunRecord;
+  const record = final.error.details?.['record'];
+  return typeof record === 'object' && record !== null ? (record as WorkflowRunRecord) : undefined;
+}
