@@ -69,7 +69,7 @@ export const agentFileSchema = z.strictObject({
     .describe('How envelopes are authenticated.'),
   models: modelsConfigSchema.optional().describe('The language models model agents use (docs/agents.md).'),
   handlers: z
-    .record(z.string(), z.union([z.string().min(1), z.discriminatedUnion('type', [agentHandlerSchema, workflowHandlerSchema])]))
+    .record(z.string(), z.union([z.string().min(1), agentHandlerSchema, workflowHandlerSchema]))
     .default({})
     .describe('Capability → module path (relative to this file) whose default export, or export named like the capability, is the handler; or a model agent (`type: agent`, docs/agents.md); or a workflow (`type: workflow`, docs/workflows.md).'),
   limits: z
