@@ -97,6 +97,16 @@ describe('workflow cli - agent-rpc run', () => {
     expect(record.error?.details).toEqual({ step: 'send', cause: 'EAGENTRPC_HANDLER_FAILED' });
   });
 
+  it('workflow cli - --json prints only the run record, with its path', async () => {
+    model.script({ text: 'Databases need backups.' });
+    const run = await runCliProcess(['run', workflowFile('echo'), '--config', join(dir, 'agent'), '--param', 'TOPIC=databases', '--json'], { MODEL_URL: model.url });
+    expect(run.code).toBe(0);
+    const printed = JSON.parse(run.stdout) as WorkflowRunRecord & { recordPath: string };
+    expect(printed.status).toBe('succeeded');
+    const { recordPath, ...record } = printed;
+    expect(JSON.parse(readFileSync(recordPath, 'utf8'))).toEqual(record);
+  });
+
   it('workflow cli - a variable no param fills is a config error naming the file and line', async () => {
     const run = await runCliProcess(['run', workflowFile('echo'), '--config', join(dir, 'agent')], { MODEL_URL: model.url });
     expect(run.code).toBe(3);

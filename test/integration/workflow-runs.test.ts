@@ -161,12 +161,12 @@ describe('workflow runs - a workflow served as a capability', () => {
 });
 
 describe('workflow runs - config errors of the workflow file', () => {
-  async function loadError(workflow: string): Promise<string> {
+  async function loadError(workflow: string | undefined): Promise<string> {
     const dir = join(fleet.root, 'broken');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'agent.yaml'), 'version: 1\nagent: { id: broken }\nmodels:\n  - { id: fast, provider: openai-compatible, model: m, baseUrl: "http://127.0.0.1:9/v1", default: true }\nhandlers:\n  fix: { type: workflow, file: ./fix.workflow.yaml }\n');
     writeFileSync(join(dir, 'capabilities.yaml'), 'version: 1\ntransports:\n  memory: {}\ncapabilities:\n  - name: fix\n');
-    writeFileSync(join(dir, 'fix.workflow.yaml'), workflow);
+    if (workflow !== undefined) writeFileSync(join(dir, 'fix.workflow.yaml'), workflow);
     const error = await loadAgentConfig(dir, builtinTransports, fleet.env).then(
       () => undefined,
       (thrown: unknown) => thrown,
@@ -185,5 +185,10 @@ describe('workflow runs - config errors of the workflow file', () => {
   it('workflow runs - a step on a worker agent.yaml does not list under remoteNodes is refused at its line', async () => {
     const message = await loadError(WORKFLOW.replace('    agent: { model: fast', '    worker: build-farm\n    agent: { model: fast'));
     expect(message).toMatch(/fix\.workflow\.yaml:19: steps\[2\]\.worker: unknown worker build-farm; no workers are configured/);
+  });
+
+  it('workflow runs - a workflow file that does not exist is refused at the agent.yaml line naming it', async () => {
+    const message = await loadError(undefined);
+    expect(message).toMatch(/agent\.yaml:6: handlers\.fix\.file: .*fix\.workflow\.yaml does not exist/);
   });
 });
