@@ -15,6 +15,8 @@ export interface ModelDaemonSpec {
   readonly agentYaml: string;
   readonly capabilitiesYaml: string;
   readonly peers?: readonly string[];
+  /** Extra environment of the daemon (secrets its agent.yaml references). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -51,7 +53,7 @@ ${spec.agentYaml}`,
     );
     writeFileSync(join(dir, 'capabilities.yaml'), `version: 1\ntransports:\n  ${transport}\ncapabilities:\n${spec.capabilitiesYaml}`);
     if (spec.peers) writeFileSync(join(dir, 'rpc-peers.yaml'), `version: 1\npeers:\n${spec.peers.map((peer) => `  - id: agent://${peer}\n    transports: [{ kind: ${kind} }]\n`).join('')}`);
-    const env = { ...process.env, ...FLEET_SECRETS, MODEL_URL: this.model.url, API_TOKEN };
+    const env = { ...process.env, ...FLEET_SECRETS, MODEL_URL: this.model.url, API_TOKEN, ...spec.env };
     const daemon = await startDaemon(dir, builtinTransports, { env, logger: silentLogger });
     this.daemons.push(daemon);
     return daemon;
