@@ -133,6 +133,18 @@ describe('remote execution - an agent step run on a worker', () => {
     expect(context.usage[0]).toMatchObject({ modelRequests: 1 });
   });
 
+  it('remote execution - a step id executed again is deduplicated: the stored result, no second run', async () => {
+    const worker = await startWorker();
+    model.script({ text: 'Once.' });
+    const agent = new HttpRemoteAgent(nodeAt(`http://127.0.0.1:${worker.port}`), 'worker');
+    const first = freshContext();
+    const again = { ...freshContext(), stepId: first.stepId };
+    expect(await agent.execute('alice', first, { task: 'x' })).toMatchObject({ text: 'Once.' });
+    expect(await agent.execute('alice', again, { task: 'x' })).toMatchObject({ text: 'Once.' });
+    expect(model.requests).toHaveLength(1);
+    expect(again.messages).toHaveLength(1);
+  });
+
   it('remote execution - async status is visible only to the user who created it', async () => {
     const worker = await startWorker();
     model.script({ text: 'ok' });
