@@ -1,100 +1,53 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createClient } from 'redis';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { HttpRemoteAgent } from '../../src/remote-nodes/http-remote-agent.js';
-import { LocalStore, LocalTracing, RedisStoreRef, RemoteExecutionNotSupportedError, TraceContextTracing, type ExecutionContext } from '../../src/remote-nodes/remote-execution-context.js';
-import type { RemoteNode } from '../../src/remote-nodes/remote-node.js';
-import { SecretValue } from '../../src/secrets/secret-value.js';
+import { RedisStoreRef, TraceContextTracing, type ExecutionContext } from '../../src/remote-nodes/remote-execution-context.js';
 import { startScriptedModelServer, type ScriptedModelServer } from '../../src/testing/scripted-model-server.js';
+import { freePort } from '../../tools/brokers/free-port.js';
+import { DaemonProcess } from '../support/daemon-process.js';
 import { FaultProxy } from '../support/fault-proxy.js';
 import { FLEET_SECRETS } from '../support/model-agent-fleet.js';
 import { API_TOKEN, ModelDaemons } from '../support/model-daemons.js';
 import { runRedis, type RunRedis } from '../support/redis-target.js';
-
-// The worker's Redis credentials: its connection URL carries a password (the run's Redis
-// accepts any for its default user), which must never appear in what the executor sends.
-const REDIS_PASSWORD = 'redis-pw-6d1e0b';
+import { freshContext, nodeAt, postJson, REDIS_PASSWORD, withPassword, workerSpec } from '../support/remote-execution-worker.js';
 
 let redis: RunRedis;
 let redisWithPassword: string;
 let model: ScriptedModelServer;
 let daemons: ModelDaemons | undefined;
 let proxy: FaultProxy | undefined;
-let hanging: Server | undefined;
+let workerProcess: DaemonProcess | undefined;
 
 beforeAll(async () => {
   redis = await runRedis();
-  const url = new URL(redis.url);
-  url.username = 'default';
-  url.password = REDIS_PASSWORD;
-  redisWithPassword = url.toString();
+  redisWithPassword = withPassword(redis.url);
 });
 beforeEach(async () => {
   model = await startScriptedModelServer();
 });
 afterEach(async () => {
+  if (workerProcess) {
+    workerProcess.signal('SIGTERM');
+    await workerProcess.exited;
+    workerProcess = undefined;
+  }
   await proxy?.close();
   proxy = undefined;
-  await new Promise<void>((resolve) => (hanging ? hanging.close(() => resolve()) : resolve()));
-  hanging?.closeAllConnections();
-  hanging = undefined;
   await daemons?.stop();
   daemons = undefined;
   await model.close();
 });
 
-const CAPABILITY = `  - name: fix
-    inputSchema: { type: object, properties: { task: { type: string } }, required: [task] }
-`;
-
-/** The worker: one model agent `fix` (think and the shared store), execute connections by reference. */
-async function startWorker(extra = ''): Promise<{ port: number; dataDir: string }> {
+/** The worker as a daemon in this process. */
+async function startWorker(): Promise<{ port: number; dataDir: string }> {
   daemons = new ModelDaemons(model);
-  const daemon = await daemons.start({
-    id: 'worker',
-    capabilitiesYaml: CAPABILITY,
-    env: { WORKER_REDIS_URL: redisWithPassword },
-    agentYaml: `handlers:
-  fix:
-    type: agent
-    agent: { tools: { enabled: [think] } }
-    messages: [{ role: user, content: "Task: \${input.task}" }]
-session: { capability: fix }
-execute:
-  connections: { SHARED_REDIS: { urlRef: "\${env:WORKER_REDIS_URL}" } }
-${extra}`,
-  });
+  const daemon = await daemons.start(workerSpec(redisWithPassword));
   return { port: daemon.http.port, dataDir: daemons.dataDirOf('worker') };
 }
 
-function nodeAt(url: string, timeoutMs = 30_000): RemoteNode {
-  return { name: 'build-farm', description: 'worker', apiBaseUrl: url, authType: 'token', authToken: new SecretValue(API_TOKEN), skipTlsVerify: false, timeoutMs, source: 'config' };
-}
-
-function freshContext(): ExecutionContext {
-  return {
-    traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
-    stepId: `step-${Date.now()}`,
-    parentStepId: 'step-analyze',
-    messages: [{ role: 'user', content: 'Earlier step: the config lives at /etc/app.yaml.' }],
-    thoughts: ['the executor already looked'],
-    usage: [],
-  };
-}
-
 const think = (thought: string) => ({ toolCalls: [{ name: 'think', arguments: { thought } }] });
-
-async function post(port: number, path: string, body: unknown): Promise<{ status: number; body: { error?: unknown } }> {
-  const response = await fetch(`http://127.0.0.1:${port}${path}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${API_TOKEN}`, 'content-type': 'application/json' },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as { error?: unknown } };
-}
 
 describe('remote execution - an agent step run on a worker', () => {
   it('remote execution - sync: the worker continues the conversation and the delta is merged into the executor context', async () => {
@@ -117,6 +70,36 @@ describe('remote execution - an agent step run on a worker', () => {
     // It went through the agent's inbox: auth checked the request whose messageId is the step id.
     const audit = readFileSync(join(worker.dataDir, 'audit.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(audit).toContainEqual(expect.objectContaining({ kind: 'auth_check', decision: 'accept', messageId: context.stepId, peerId: 'agent://execute-api', capability: 'fix' }));
+  });
+
+  it('remote execution - a worker in its own agent-rpc serve process: sync then async, the store through Redis, no secret on the wire', async () => {
+    daemons = new ModelDaemons(model);
+    const port = await freePort();
+    const { dir, env } = daemons.writeConfig(workerSpec(redisWithPassword), port);
+    workerProcess = await DaemonProcess.start(dir, env, port);
+    proxy = await FaultProxy.start(port);
+    const keyPrefix = `${redis.keyPrefix}proc:`;
+    model.script(
+      { toolCalls: [{ name: 'store_set', arguments: { key: 'step1', value: 'done' } }] },
+      { text: 'First.' },
+      { toolCalls: [{ name: 'store_get', arguments: { key: 'step1' } }] },
+      { text: 'Second.' },
+    );
+    const context: ExecutionContext = { ...freshContext(), store: new RedisStoreRef('SHARED_REDIS', keyPrefix) };
+    const agent = new HttpRemoteAgent(nodeAt(proxy.url), 'worker');
+    expect(await agent.execute('alice', context, { task: 'one' })).toMatchObject({ text: 'First.' });
+    expect(await agent.execute('alice', { ...context, stepId: 'step-two' }, { task: 'two' }, { async: true })).toMatchObject({ text: 'Second.' });
+    expect(JSON.stringify(model.requests[3])).toContain('done');
+    const client = createClient({ url: redis.url });
+    await client.connect();
+    expect(await client.get(`${keyPrefix}step1`)).toBe('done');
+    await client.close();
+    // Both steps appended to the same conversation (the second context shares its lists).
+    expect(context.messages.filter((m) => m.role === 'assistant' && m.content !== '').map((m) => m.content)).toEqual(['First.', 'Second.']);
+    expect(proxy.requests.map((r) => `${r.method} ${r.path.replace(/[0-9a-f-]{36}/, ':id')}`)).toContain('GET /execute/status/:id');
+    for (const request of proxy.requests) {
+      for (const secret of [REDIS_PASSWORD, ...Object.values(FLEET_SECRETS)]) expect(`${request.path}\n${request.body}`).not.toContain(secret);
+    }
   });
 
   it('remote execution - async: handler_id, polled status, the same result and delta', async () => {
@@ -148,9 +131,9 @@ describe('remote execution - an agent step run on a worker', () => {
   it('remote execution - async status is visible only to the user who created it', async () => {
     const worker = await startWorker();
     model.script({ text: 'ok' });
-    const created = await post(worker.port, '/execute/async', { user_id: 'alice', agent_id: 'worker', context: {}, input: { task: 'x' } });
+    const created = await postJson(worker.port, '/execute/async', { user_id: 'alice', agent_id: 'worker', context: {}, input: { task: 'x' } });
     expect(created.status).toBe(202);
-    const id = (created.body as { handler_id: string }).handler_id;
+    const id = created.body.handler_id!;
     const read = async () => (await fetch(`http://127.0.0.1:${worker.port}/execute/status/${id}`, { headers: { authorization: `Bearer ${API_TOKEN}` } })).json();
     await expect.poll(async () => ((await read()) as { status: string }).status, { timeout: 10_000 }).toBe('completed');
     const unknown = await fetch(`http://127.0.0.1:${worker.port}/execute/status/not-a-handler`, { headers: { authorization: `Bearer ${API_TOKEN}` } });
@@ -190,73 +173,4 @@ describe('remote execution - an agent step run on a worker', () => {
     expect(proxy.requests[0]!.body).toContain('"connection_ref":"SHARED_REDIS"');
   });
 
-  it('remote execution - a local-only component is refused before any request is sent', async () => {
-    const worker = await startWorker();
-    proxy = await FaultProxy.start(worker.port);
-    const agent = new HttpRemoteAgent(nodeAt(proxy.url), 'worker');
-    for (const local of [{ store: new LocalStore('/tmp/store') }, { tracing: new LocalTracing() }]) {
-      const attempt = agent.execute('alice', { ...freshContext(), ...local }, { task: 'x' });
-      await expect(attempt).rejects.toBeInstanceOf(RemoteExecutionNotSupportedError);
-      await expect(attempt).rejects.toMatchObject({ code: 'EAGENTRPC_REMOTE_EXECUTION_NOT_SUPPORTED' });
-    }
-    expect(proxy.requests).toHaveLength(0);
-  });
-
-  it('remote execution - worker down gives EAGENTRPC_REMOTE_UNREACHABLE', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const attempt = new HttpRemoteAgent(nodeAt(`http://127.0.0.1:${port}`), 'worker').execute('alice', freshContext(), { task: 'x' });
-    await expect(attempt).rejects.toMatchObject({ code: 'EAGENTRPC_REMOTE_UNREACHABLE' });
-  });
-
-  it('remote execution - a worker that does not answer in time gives EAGENTRPC_REMOTE_TIMEOUT', async () => {
-    // Accepts the request and never answers, like a worker stuck on a step.
-    hanging = createServer(() => undefined);
-    await new Promise<void>((resolve) => hanging!.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
-    const context = freshContext();
-    for (const async of [false, true]) {
-      const attempt = new HttpRemoteAgent(nodeAt(url, 300), 'worker').execute('alice', context, { task: 'x' }, { async });
-      await expect(attempt).rejects.toMatchObject({ code: 'EAGENTRPC_REMOTE_TIMEOUT' });
-    }
-    expect(context.messages).toHaveLength(1);
-  });
-
-  it('remote execution - unknown agent, malformed context, inline credentials and an oversized body get a 4xx and create nothing', async () => {
-    const worker = await startWorker('  maxBodyBytes: 65536\n');
-    const valid = { user_id: 'alice', agent_id: 'worker', context: {}, input: { task: 'x' } };
-    const cases: Array<{ body: unknown; status: number; says: RegExp }> = [
-      { body: { ...valid, agent_id: 'nobody' }, status: 404, says: /no agent nobody on this node; agents here: worker/ },
-      { body: { ...valid, capability: 'deploy' }, status: 404, says: /no capability deploy/ },
-      { body: { ...valid, context: { messages: [{ role: 'robot', content: 'hi' }] } }, status: 400, says: /context\.messages\.0\.role/ },
-      { body: { ...valid, context: { thoughts: 'one' } }, status: 400, says: /context\.thoughts/ },
-      { body: { ...valid, context: { step_id: 'has spaces' } }, status: 400, says: /context\.step_id/ },
-      { body: { ...valid, context: { store: { __class__: 'agent_rpc.RedisStore', config: { connection_ref: 'SHARED_REDIS' }, extra: 1 } } }, status: 400, says: /context\.store/ },
-      { body: { ...valid, context: { store: { __class__: 'my.FileStore', config: {} } } }, status: 400, says: /context\.store\.__class__: unknown class my\.FileStore/ },
-      { body: { ...valid, context: { store: { __class__: 'agent_rpc.RedisStore', config: { connection_ref: 'NOPE' } } } }, status: 400, says: /unknown connection NOPE; known: SHARED_REDIS/ },
-      { body: { ...valid, context: { store: { __class__: 'agent_rpc.RedisStore', config: { url: redisWithPassword } } } }, status: 400, says: /context\.store\.config\.url: looks like an inline credential/ },
-      { body: { ...valid, context: { tracing: { __class__: 'agent_rpc.TraceContext', config: { api_key: 'k' } } } }, status: 400, says: /context\.tracing\.config\.api_key: looks like an inline credential/ },
-      { body: { ...valid, input: { task: 'x'.repeat(100_000) } }, status: 413, says: /at most 65536 bytes/ },
-    ];
-    for (const { body, status, says } of cases) {
-      for (const path of ['/execute', '/execute/async']) {
-        const answer = await post(worker.port, path, body);
-        expect({ path, status: answer.status }).toEqual({ path, status });
-        expect(answer.body.error).toMatch(says);
-      }
-    }
-    expect(model.requests).toHaveLength(0);
-    const dlq = join(worker.dataDir, 'dlq.jsonl');
-    expect(existsSync(dlq) ? readFileSync(dlq, 'utf8').trim() : '').toBe('');
-  });
-
-  it('remote execution - a refused request comes back with its code and a typed error on the executor', async () => {
-    const worker = await startWorker();
-    const context = freshContext();
-    const attempt = new HttpRemoteAgent(nodeAt(`http://127.0.0.1:${worker.port}`), 'worker').execute('alice', context, { wrong: true });
-    await expect(attempt).rejects.toMatchObject({ code: 'EAGENTRPC_REMOTE_AGENT_FAILED', details: { status: 400, remoteCode: 'EAGENTRPC_SCHEMA_VIOLATION' } });
-    expect(model.requests).toHaveLength(0);
-  });
 });
