@@ -25,6 +25,7 @@ export const RPC_ERROR_CODES = {
   EAGENTRPC_REMOTE_POLL_FAILED: { retriable: true, summary: 'Polling a remote session failed more than 3 times in a row; details carry the session id.' },
   EAGENTRPC_REMOTE_TIMEOUT: { retriable: true, summary: "The remote session did not finish within the node's timeout; it was cancelled remotely; details carry the session id." },
   EAGENTRPC_REMOTE_AGENT_FAILED: { retriable: false, summary: 'The remote agent ran and failed; the message is its own, details carry the session id.' },
+  EAGENTRPC_REMOTE_EXECUTION_NOT_SUPPORTED: { retriable: false, summary: 'A component of the context (a local file store, local tracing) cannot leave this process; nothing was sent.' },
   EAGENTRPC_CREDENTIAL_INVALID: { retriable: false, summary: 'A stored credential failed authenticated decryption: tampered, moved to another record, or sealed with another key.' },
   EAGENTRPC_MISSING_PACKAGE: { retriable: false, summary: 'An optional package the configured component needs is not installed.' },
   EAGENTRPC_CONNECT_FAILED: { retriable: true, summary: 'The transport could not reach its broker (connect timeout or client retries exhausted); the message names the servers and the last error.' },

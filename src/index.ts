@@ -10,6 +10,18 @@ export { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, type RequestAgentOptions } from './
 export type { RetryOptions } from './rpc/sync-call.js';
 export { CALL_MODES, CALL_STATUSES, type CallMode, type CallResult, type CallStatus } from './rpc/call-result.js';
 export type { Handler, HandlerContext, HandlerResult, RespondOptions } from './rpc/handler.js';
+export type { ExecutionScope, ExecutionMessage, ExecutionStore } from './rpc/execution-scope.js';
+export { HttpRemoteAgent, type RemoteExecuteOptions } from './remote-nodes/http-remote-agent.js';
+export {
+  serializeContext,
+  RemoteExecutionNotSupportedError,
+  RedisStoreRef,
+  TraceContextTracing,
+  LocalStore,
+  LocalTracing,
+  type ContextComponent,
+  type ExecutionContext,
+} from './remote-nodes/remote-execution-context.js';
 export type { ResponsePayload } from './rpc/response-payload.js';
 export type { CapabilitySchema, SchemaDirection } from './rpc/capability-schemas.js';
 export { PING_CAPABILITY, CAPABILITIES_CAPABILITY, REQUEUE_CAPABILITY, type CapabilitiesAnswer } from './rpc/builtin-capabilities.js';

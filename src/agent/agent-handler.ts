@@ -5,6 +5,7 @@ import { encodeFlowState, FLOW_HEADER } from '../guard/flow-state.js';
 import type { RpcMetrics } from '../observability/metrics.js';
 import type { Handler, HandlerContext } from '../rpc/handler.js';
 import { runAgentLoop, type AgentLoopResult } from './agent-loop.js';
+import { contextMessages, recordAdded } from './execution-messages.js';
 import { loadAgentMemory, type AgentMemory } from './memory.js';
 import { fillTemplate } from './message-template.js';
 import type { ModelClient, ModelMessage } from './models/model-client.js';
@@ -12,6 +13,7 @@ import type { Pricing } from './models/models-config.js';
 import { outputCheck } from './output-check.js';
 import type { SecretMasker } from '../secrets/secret-masker.js';
 import { systemPrompt } from './system-prompt.js';
+import { storeTools } from './tools/store-tools.js';
 import type { Tool } from './tool.js';
 
 /** A model agent's handler as agent.yaml describes it (`type: agent`), validated. */
@@ -68,14 +70,20 @@ export function modelAgentRunner(options: AgentHandlerOptions): (messages: reado
   const agentId = agentUri.slice('agent://'.length);
   const workDir = join(options.dataDir, 'workspace');
   const output = capability.outputSchema ? outputCheck(capability.outputSchema) : undefined;
-  return async (messages, ctx) => {
+  return async (own, ctx) => {
+    const execution = ctx.execution;
+    const messages = execution ? [...contextMessages(execution), ...own] : own;
     await mkdir(workDir, { recursive: true });
     const memory = spec.memory ? await loadAgentMemory({ dataDir: options.dataDir, agentId }) : undefined;
-    const tools = await options.tools({ ctx, workDir, memory });
+    const store = ctx.execution?.store;
+    const tools = [...(await options.tools({ ctx, workDir, memory })), ...(store ? storeTools(store) : [])];
     const logger = ctx.logger.child({ capability: capability.name, correlationId: ctx.correlationId });
     const system = masker.mask(
       systemPrompt({ agentUri, capability, workDir, tools: tools.map((tool) => tool.name), ...(spec.prompt ? { prompt: spec.prompt } : {}), ...(memory ? { memory } : {}), ...(output ? { outputSchema: output.schema } : {}) }),
     );
+    // A remote execution continues the executor's conversation: its messages come first, and
+    // what this call adds (its own messages included) is the delta that goes back.
+    if (execution) for (const message of own) recordAdded(execution, message);
     return runAgentLoop({
       model: options.model,
       pricing: options.pricing,
@@ -103,6 +111,7 @@ export function modelAgentRunner(options: AgentHandlerOptions): (messages: reado
       checkBudget: () => ctx.checkFlowBudget(),
       logger,
       metrics: options.metrics,
+      ...(execution ? { onMessage: (message: ModelMessage) => recordAdded(execution, message) } : {}),
     });
   };
 }

@@ -30,6 +30,8 @@ export interface AgentLoopOptions {
   readonly checkBudget: () => RpcError | undefined;
   readonly logger: Logger;
   readonly metrics: RpcMetrics;
+  /** Hears every message the loop adds to the conversation (a remote execution's delta). */
+  readonly onMessage?: (message: ModelMessage) => void;
 }
 
 export interface AgentLoopResult {
@@ -53,6 +55,10 @@ export interface AgentLoopResult {
 export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoopResult> {
   const { model, logger, masker, signal } = options;
   const transcript: ModelMessage[] = [...options.messages];
+  const add = (message: ModelMessage): void => {
+    transcript.push(message);
+    options.onMessage?.(message);
+  };
   const tools = new Map(options.tools.map((tool) => [tool.name, tool]));
   const modelTools: ModelTool[] = options.tools.map(({ name, description, parameters }) => ({ name, description, parameters: { ...parameters } }));
   const fail = (error: RpcError, iterations: number): RpcError =>
@@ -73,19 +79,19 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     const text = masker.mask(reply.text);
     logger.info({ model: model.id, iteration, toolCalls: reply.toolCalls.map((call) => call.name), stopReason: reply.stopReason, answer: summarize(text) }, 'model answered');
     const calls = reply.toolCalls.map((call): ModelToolCall => ({ ...call, arguments: maskArguments(call.arguments, masker) }));
-    transcript.push(calls.length > 0 ? { role: 'assistant', content: text, toolCalls: calls } : { role: 'assistant', content: text });
+    add(calls.length > 0 ? { role: 'assistant', content: text, toolCalls: calls } : { role: 'assistant', content: text });
     if (calls.length === 0) {
       if (!options.output) return { text, iterations: iteration, transcript };
       const checked = options.output.check(text);
       if (checked.ok) return { text, data: checked.data, iterations: iteration, transcript };
       // One more turn to fix the shape: the model reads why its answer was refused.
-      transcript.push({ role: 'user', content: `Your answer was not accepted: ${checked.problem}. Answer again with only the JSON value.` });
+      add({ role: 'user', content: `Your answer was not accepted: ${checked.problem}. Answer again with only the JSON value.` });
       continue;
     }
     for (const call of calls) {
       if (signal.aborted) throw fail(toRpcError(signal.reason), iteration);
       const result = await runTool(options, tools.get(call.name), call);
-      transcript.push({ role: 'tool', toolCallId: call.id, name: call.name, content: result.output, ...(result.isError ? { isError: true } : {}) });
+      add({ role: 'tool', toolCallId: call.id, name: call.name, content: result.output, ...(result.isError ? { isError: true } : {}) });
     }
   }
   throw fail(new RpcError('EAGENTRPC_AGENT_MAX_ITERATIONS', `no final answer after ${options.maxIterations} model requests (max_iterations)`, { details: { maxIterations: options.maxIterations } }), options.maxIterations);

@@ -52,7 +52,7 @@ export function redactUrl(url: string): string {
  * timeout separate from the response timeout and `skip_tls_verify` per request, with no
  * dependency and no global agent setting.
  */
-export function requestJson(node: RemoteNode, method: 'GET' | 'POST', path: string, body?: unknown, signal?: AbortSignal): Promise<JsonAnswer> {
+export function requestJson(node: RemoteNode, method: 'GET' | 'POST', path: string, body?: unknown, signal?: AbortSignal, responseTimeoutMs = RESPONSE_TIMEOUT_MS): Promise<JsonAnswer> {
   return new Promise((resolve, reject) => {
     // Appended, not resolved: a base URL with a path prefix (https://host/agents) keeps it.
     const url = new URL(`${node.apiBaseUrl.replace(/\/+$/, '')}${path}`);
@@ -70,7 +70,7 @@ export function requestJson(node: RemoteNode, method: 'GET' | 'POST', path: stri
       reject(new NetworkError(message, where, cause));
     };
     const req = send(url, { method, headers, ...(url.protocol === 'https:' ? { rejectUnauthorized: !node.skipTlsVerify } : {}), signal });
-    const responseTimer = setTimeout(() => fail(`no response within ${RESPONSE_TIMEOUT_MS / 1000} s`), RESPONSE_TIMEOUT_MS);
+    const responseTimer = setTimeout(() => fail(`no response within ${responseTimeoutMs / 1000} s`), responseTimeoutMs);
     req.on('socket', (socket) => {
       if (!socket.connecting) return;
       const connectTimer = setTimeout(() => fail(`could not connect within ${CONNECT_TIMEOUT_MS / 1000} s`), CONNECT_TIMEOUT_MS);

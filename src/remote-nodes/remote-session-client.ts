@@ -216,7 +216,7 @@ function checkArguments(node: RemoteNode, request: RemoteSessionRequest): void {
   if (request.envelope !== undefined && typeof request.envelope !== 'string') throw new TypeError('request.envelope must be a string');
 }
 
-function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new RpcError('EAGENTRPC_ABANDONED', 'stopped'));
     const timer = setTimeout(() => {

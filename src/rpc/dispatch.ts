@@ -53,6 +53,7 @@ export async function dispatchRequest(core: InboxCore, envelope: AgentRpcEnvelop
     await (await final).sent;
   };
   const ctx = new RequestContext(core, envelope, receipt.delivery.attempt, respond, requestApproval);
+  if (receipt.source.execution) ctx.execution = receipt.source.execution;
 
   core.metrics.handlerStarted?.(envelope.capability);
   const started = performance.now();
@@ -115,6 +116,7 @@ class RequestContext implements HandlerContext {
   readonly reportUsage: HandlerContext['reportUsage'];
   readonly usage: HandlerContext['usage'];
   readonly checkFlowBudget: HandlerContext['checkFlowBudget'];
+  execution: HandlerContext['execution'];
   readonly #core: InboxCore;
 
   constructor(

@@ -6,6 +6,7 @@ import type { ApprovalAnswer, ApprovalPrompt } from './approvals.js';
 import type { RequestAgentOptions } from './request-agent.js';
 import type { Usage } from './flow-usage.js';
 import type { RpcError } from '../errors.js';
+import type { ExecutionScope } from './execution-scope.js';
 
 /** What a handler sends back: data, or an error the caller receives as a typed RpcError. */
 export type HandlerResult<O = unknown> =
@@ -56,6 +57,12 @@ export interface HandlerContext {
   usage(): Usage;
   /** The guard's refusal (EAGENTRPC_GUARD_REJECTED, rule tokens or cost) once the flow has spent its budget; undefined while within it. */
   checkFlowBudget(): RpcError | undefined;
+  /**
+   * The executor's context when the request came through the remote execution protocol
+   * (`POST /execute`): its conversation, thoughts and shared store. What the handler adds
+   * to `execution.added` goes back as the delta. Undefined for every other request.
+   */
+  readonly execution?: ExecutionScope;
 }
 
 export type Handler<I = unknown, O = unknown> = (input: I, ctx: HandlerContext) => O | Promise<O>;

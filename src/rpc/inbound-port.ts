@@ -8,6 +8,7 @@ import type { InboxCore } from './node-core.js';
 import type { DeliverySource } from './receipt.js';
 import { asResponsePayload, type ResponsePayload } from './response-payload.js';
 import { childTraceparent, TRACEPARENT_HEADER } from './trace-context.js';
+import type { ExecutionScope } from './execution-scope.js';
 
 /** A response to a message handed in through the port, with its payload already read. */
 export interface InboundReply {
@@ -27,6 +28,8 @@ export interface InboundMessage {
   readonly deliveryId: string;
   /** Every response to the request: progress responses, then the final one. */
   readonly onReply?: (reply: InboundReply) => void;
+  /** The executor's context of a remote execution request, seen by the handler as `ctx.execution`. */
+  readonly execution?: ExecutionScope;
 }
 
 /** A request this agent's front door makes in its own name (a plain-message session). */
@@ -82,6 +85,7 @@ export function createInboundPort(core: InboxCore, inbox: Inbox, isRunning: () =
       const source: DeliverySource = {
         kind: INBOUND_PORT_KIND,
         redelivers: true,
+        ...(message.execution ? { execution: message.execution } : {}),
         ...(onReply ? { replies: (reply, payload) => onReply({ body: reply.body, payload: payload ?? payloadOf(reply.body) }) } : {}),
       };
       return new Promise((resolve) => {

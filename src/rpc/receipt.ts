@@ -8,6 +8,7 @@ import type { InboxCore } from './node-core.js';
 import { mayRedeliver, redeliveryDelay } from './redelivery.js';
 import { buildResponse, publishReply } from './responder.js';
 import type { ResponsePayload } from './response-payload.js';
+import type { ExecutionScope } from './execution-scope.js';
 
 /** Replies to a request that came through the inbound port go back to whoever handed it in. */
 export type ReplyChannel = (reply: StoredReply, payload: ResponsePayload | undefined) => void;
@@ -20,6 +21,8 @@ export interface DeliverySource {
   readonly redelivers: boolean;
   /** When set, replies are handed here instead of being published to the request's `replyTo`. */
   readonly replies?: ReplyChannel;
+  /** A remote execution request's context (the inbound port only). */
+  readonly execution?: ExecutionScope;
 }
 
 /** A claimed message the inbox will not dispatch, and why. */

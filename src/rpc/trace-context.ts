@@ -25,7 +25,7 @@ export function parseTraceparent(value: string | undefined): TraceParent | undef
   return { traceId: match[1]!, parentId: match[2]!, flags: match[3]! };
 }
 
-function newSpanId(): string {
+export function newSpanId(): string {
   return randomHex(8);
 }
 

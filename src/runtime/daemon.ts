@@ -13,6 +13,7 @@ import type { SessionManager } from '../server/sessions/session-manager.js';
 import { buildAgent, type BuiltAgent } from './build-agent.js';
 import { loadApiTokens, openSessions } from './node-api.js';
 import { remoteNodesOf } from './remote-nodes-of.js';
+import { openExecuteApi } from './execute-api.js';
 
 export interface RunningDaemon {
   /** The agents this process runs (one for `agent-rpc serve`, several for an example fleet). */
@@ -37,7 +38,8 @@ export interface DaemonOptions {
  * every agent gets the implicit `http` transport to call remote nodes; the session API
  * hands requests to each agent's inbound port) and one HTTP server
  * for the process: /healthz, /readyz, /metrics with every agent's series, and the
- * token-protected session and remote-node API (docs/remote-nodes.md).
+ * token-protected session and remote-node API (docs/remote-nodes.md) and the remote
+ * execution endpoints (docs/remote-execution.md).
  */
 export async function startDaemon(dirs: string | readonly string[], transports: readonly TransportPlugin[], options: DaemonOptions = {}): Promise<RunningDaemon> {
   const env = options.env ?? process.env;
@@ -64,6 +66,12 @@ export async function startDaemon(dirs: string | readonly string[], transports: 
     sessions.manager.attach({ port: built.node.inbound, ...defaultCapabilityOf(config) });
     agents.push(built);
   }
+  const execute = await openExecuteApi(
+    first,
+    secrets,
+    agents.map(({ node, config }) => ({ id: node.id, port: node.inbound, capabilities: config.capabilities.value.capabilities.map((c) => c.name), ...defaultCapabilityOf(config) })),
+    logger,
+  );
   let ready = false;
   const address = { host: '127.0.0.1', port: 9464, ...first.agent.value.http, ...options.http };
   const http = await startNodeHttpServer({
@@ -72,7 +80,7 @@ export async function startDaemon(dirs: string | readonly string[], transports: 
     ready: () => ready,
     metrics: metrics.registry,
     tokens,
-    routes: [...sessions.routes, ...(remoteRoutes ?? [])],
+    routes: [...sessions.routes, ...(remoteRoutes ?? []), ...execute.routes],
     logger,
   });
   for (const agent of agents) await agent.node.start();
@@ -90,6 +98,7 @@ export async function startDaemon(dirs: string | readonly string[], transports: 
       await Promise.all(agents.map((agent) => agent.close()));
       await sessions.manager.flush();
       await http.close();
+      await execute.close();
       logger.info({ agents: agents.map((a) => a.node.id) }, 'stopped');
     },
   };

@@ -25,6 +25,8 @@ export interface ApiRoute {
   readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   readonly pattern: string;
   readonly permission: Permission;
+  /** Largest body this endpoint accepts (413 above it); default the server's. */
+  readonly maxBodyBytes?: number;
   handle(request: ApiRequest): Promise<ApiResponse>;
 }
 

@@ -59,7 +59,9 @@ export async function startNodeHttpServer(options: NodeHttpServerOptions): Promi
 async function handle(req: IncomingMessage, res: ServerResponse, options: NodeHttpServerOptions): Promise<void> {
   const path = (req.url ?? '/').split('?')[0]!;
   const method = req.method ?? 'GET';
-  if (!path.startsWith('/api/')) return serveOperational(res, method, path, options);
+  // The remote execution protocol's endpoints sit at the root, as its clients expect them.
+  const isApi = path.startsWith('/api/') || path === '/execute' || path.startsWith('/execute/');
+  if (!isApi) return serveOperational(res, method, path, options);
 
   const principal = options.tokens?.authenticate(req.headers.authorization);
   if (!principal) return send(res, { status: 401, body: { error: 'unauthorized: a valid bearer token is required' } });
@@ -71,8 +73,10 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: NodeHt
   if (!roleCan(principal.role, route.permission)) {
     return send(res, { status: 403, body: { error: `forbidden: role ${principal.role} lacks ${route.permission} permission` } });
   }
-  const body = await readJson(req, options.maxBodyBytes ?? 1024 * 1024);
-  if (body === INVALID) return send(res, { status: 400, body: { error: 'bad request: the body must be a JSON document of at most 1 MiB' } });
+  const maxBytes = route.maxBodyBytes ?? options.maxBodyBytes ?? 1024 * 1024;
+  const body = await readJson(req, maxBytes);
+  if (body === TOO_LARGE) return send(res, { status: 413, body: { error: `payload too large: the body must be at most ${maxBytes} bytes` } });
+  if (body === INVALID) return send(res, { status: 400, body: { error: 'bad request: the body must be a JSON document' } });
   send(res, await route.handle({ method, path, params, body, principal }));
 }
 
@@ -94,15 +98,20 @@ function serveOperational(res: ServerResponse, method: string, path: string, opt
 }
 
 const INVALID = Symbol('invalid body');
+const TOO_LARGE = Symbol('body too large');
 
 async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
+  // Read to the end even when too large (keeping nothing more), so the client, still
+  // sending, gets the 413 instead of a reset connection (up to four times the limit).
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > maxBytes) return INVALID;
-    chunks.push(chunk);
+    if (size <= maxBytes) chunks.push(chunk);
+    else if (size > 4 * maxBytes) return TOO_LARGE;
+    else chunks.length = 0;
   }
+  if (size > maxBytes) return TOO_LARGE;
   if (size === 0) return undefined;
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8'));

@@ -15,6 +15,8 @@ export interface ModelDaemonSpec {
   readonly agentYaml: string;
   readonly capabilitiesYaml: string;
   readonly peers?: readonly string[];
+  /** Extra environment of the daemon (secrets its agent.yaml references). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -32,6 +34,14 @@ export class ModelDaemons {
   ) {}
 
   async start(spec: ModelDaemonSpec): Promise<RunningDaemon> {
+    const { dir, env } = this.writeConfig(spec);
+    const daemon = await startDaemon(dir, builtinTransports, { env, logger: silentLogger });
+    this.daemons.push(daemon);
+    return daemon;
+  }
+
+  /** Writes the daemon's config directory; returns it with the environment it needs (for a daemon in its own process). */
+  writeConfig(spec: ModelDaemonSpec, httpPort = 0): { dir: string; env: NodeJS.ProcessEnv } {
     const dir = join(this.root, spec.id);
     mkdirSync(dir, { recursive: true });
     const transport = this.nats ? `nats: { servers: "${this.nats.url}", subjectPrefix: "${this.nats.subjectPrefix}" }` : 'memory: {}';
@@ -42,7 +52,7 @@ export class ModelDaemons {
 agent: { id: ${spec.id} }
 log: { level: warn }
 dataDir: ./data
-http: { port: 0 }
+http: { port: ${httpPort} }
 api:
   tokens: [{ user: operator, role: operator, tokenRef: "\${env:API_TOKEN}" }]
 models:
@@ -51,10 +61,7 @@ ${spec.agentYaml}`,
     );
     writeFileSync(join(dir, 'capabilities.yaml'), `version: 1\ntransports:\n  ${transport}\ncapabilities:\n${spec.capabilitiesYaml}`);
     if (spec.peers) writeFileSync(join(dir, 'rpc-peers.yaml'), `version: 1\npeers:\n${spec.peers.map((peer) => `  - id: agent://${peer}\n    transports: [{ kind: ${kind} }]\n`).join('')}`);
-    const env = { ...process.env, ...FLEET_SECRETS, MODEL_URL: this.model.url, API_TOKEN };
-    const daemon = await startDaemon(dir, builtinTransports, { env, logger: silentLogger });
-    this.daemons.push(daemon);
-    return daemon;
+    return { dir, env: { ...process.env, ...FLEET_SECRETS, MODEL_URL: this.model.url, API_TOKEN, ...spec.env } };
   }
 
   dataDirOf(id: string): string {
