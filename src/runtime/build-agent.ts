@@ -22,6 +22,8 @@ import type { WorkflowRunRecord } from '../workflow/run-record.js';
 import { SecretMasker } from '../secrets/secret-masker.js';
 import { maskingResolver } from '../secrets/masking-resolver.js';
 import { noMetrics } from '../observability/metrics.js';
+import { remoteNodesFromConfig } from '../config/remote-nodes-config.js';
+import { mergedResolver } from '../remote-nodes/remote-node-resolver.js';
 
 export interface BuildAgentOptions {
   readonly logger: Logger;
@@ -136,7 +138,9 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
     ...(options.remoteNodes ? { remoteNodes: options.remoteNodes } : {}),
   });
   for (const [capability, handler] of await modelAgentHandlers(agents)) node.handle(capability, handler);
-  const workflows = { config, agents, masker };
+  // Built without the daemon's resolver (library use), worker steps still reach agent.yaml's remoteNodes.
+  const workerNodes = options.remoteNodes ?? (agent.value.remoteNodes ? mergedResolver(await remoteNodesFromConfig(agent, (ref) => secrets.resolve(ref, config.dir)), undefined) : undefined);
+  const workflows = { config, agents, masker, ...(workerNodes ? { remoteNodes: workerNodes } : {}) };
   for (const [capability, handler] of workflowHandlers(workflows)) node.handle(capability, handler);
   return {
     node,

@@ -7,6 +7,7 @@ import { MAX_TIMEOUT_MS } from '../rpc/request-agent.js';
 import { writeRunRecord, type WorkflowRunRecord } from '../workflow/run-record.js';
 import { runWorkflow, type RunStep } from '../workflow/run-workflow.js';
 import type { AgentStep, Workflow } from '../workflow/workflow-schema.js';
+import type { WorkerStepRunner } from './worker-step.js';
 
 /**
  * Runs an agent step's model agent in the flow of `ctx`, from the messages it was `given`
@@ -20,6 +21,8 @@ export interface WorkflowHandlerOptions {
   /** The agent's data directory: run records go under `runs/<workflow>/`. */
   readonly dataDir: string;
   readonly runAgentStep: AgentStepRunner;
+  /** Runs agent steps with `worker:`; without it such a step fails (the agent has no remote nodes). */
+  readonly runWorkerStep?: WorkerStepRunner;
   /** Hears where each run's record was written. */
   readonly onRecord?: (path: string, record: WorkflowRunRecord) => void;
 }
@@ -33,7 +36,8 @@ const inputSchema = z.strictObject({
 /**
  * A capability that runs a workflow. Every step runs in the request's flow: call steps are
  * `ctx.requestAgent` calls (permissions, guard, usage roll-up), agent steps are model agents
- * with the request's tools, approvals, budget and cancellation. Each step's start and end is
+ * with the request's tools, approvals, budget and cancellation, or with `worker:` run on that
+ * remote worker through the remote execution protocol. Each step's start and end is
  * a progress response; the answer is the run record, or for a failed run
  * EAGENTRPC_WORKFLOW_STEP_FAILED with the record in `details.record`. The record is written
  * under the data directory either way.
@@ -54,11 +58,12 @@ export function workflowHandler(options: WorkflowHandlerOptions): Handler {
             return { output: result.response ?? null, usage: usage.total };
           });
       }
-      if (step.worker !== undefined) {
-        // Not faked as a local run: the step was written to run elsewhere.
-        return Promise.reject(new RpcError('EAGENTRPC_WORKFLOW_STEP_FAILED', `step ${step.name} runs on worker ${step.worker}: worker steps need the remote execution protocol, which this agent does not have yet`, { details: { step: step.name, worker: step.worker } }));
-      }
       const given = context.messages;
+      if (step.worker !== undefined) {
+        // Never run here instead: the step was written to run elsewhere.
+        if (!options.runWorkerStep) return Promise.reject(new RpcError('EAGENTRPC_REMOTE_UNREACHABLE', `step ${step.name} runs on worker ${step.worker}, and this agent has no remote nodes`, { details: { step: step.name, node: step.worker } }));
+        return options.runWorkerStep({ ...step, worker: step.worker }, given, stepCtx).then((result) => ({ ...result, usage: usage.total }));
+      }
       return options.runAgentStep(step, given, stepCtx).then((result) => ({
         output: result.text,
         messages: result.transcript.slice(given.length),

@@ -3,13 +3,17 @@ import { dataDirOf, type AgentConfig } from '../config/agent-config.js';
 import type { Handler } from '../rpc/handler.js';
 import type { SecretMasker } from '../secrets/secret-masker.js';
 import type { LoadedWorkflow } from '../workflow/workflow-file.js';
+import type { RemoteNodeResolver } from '../remote-nodes/remote-node.js';
 import type { ModelAgents } from './model-agents.js';
+import { workerStepRunner } from './worker-step.js';
 import { workflowHandler, type AgentStepRunner, type WorkflowHandlerOptions } from './workflow-handler.js';
 
 export interface WorkflowHandlersContext {
   readonly config: AgentConfig;
   readonly agents: ModelAgents;
   readonly masker: SecretMasker;
+  /** Where `worker:` steps run; without it they fail. */
+  readonly remoteNodes?: RemoteNodeResolver;
 }
 
 /** The handler of one workflow served as `capability`; its agent steps are built as `type: agent` handlers are. */
@@ -24,7 +28,8 @@ export function workflowCapability(context: WorkflowHandlersContext, capability:
     const result = await modelAgentRunner(options)([...given, ...own], ctx);
     return { text: result.text, transcript: result.transcript };
   };
-  return workflowHandler({ workflow, dataDir: dataDirOf(context.config), runAgentStep, ...(onRecord ? { onRecord } : {}) });
+  const runWorkerStep = context.remoteNodes ? workerStepRunner({ remoteNodes: context.remoteNodes, agentId: context.config.agent.value.agent.id, mask: (text) => context.masker.mask(text) }) : undefined;
+  return workflowHandler({ workflow, dataDir: dataDirOf(context.config), runAgentStep, ...(runWorkerStep ? { runWorkerStep } : {}), ...(onRecord ? { onRecord } : {}) });
 }
 
 /** The handlers of agent.yaml's `type: workflow` entries, by capability. */

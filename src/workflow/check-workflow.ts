@@ -19,7 +19,7 @@ export interface WorkflowCheckOptions {
 
 /**
  * The first problem of a schema-valid workflow, in the order a reader would fix them:
- * names, depends, cycles, workers, then variables. Undefined when there is none.
+ * names, depends, cycles, worker fields, workers, then variables. Undefined when there is none.
  */
 export function checkWorkflow(workflow: Workflow, options: WorkflowCheckOptions = {}): WorkflowProblem | undefined {
   const { steps } = workflow;
@@ -45,6 +45,13 @@ export function checkWorkflow(workflow: Workflow, options: WorkflowCheckOptions 
     const [from, to] = cycle as [string, string];
     const i = index.get(from)!;
     return { path: ['steps', i, 'depends', steps[i]!.depends!.indexOf(to)], problem: `cycle: ${cycle.join(' → ')}` };
+  }
+  for (const [i, step] of steps.entries()) {
+    if (step.type !== 'agent' || step.worker !== undefined) continue;
+    // Both name something on a worker: without one they would be silently ignored.
+    for (const field of ['agent_id', 'capability'] as const) {
+      if (step[field] !== undefined) return { path: ['steps', i, field], problem: `${field} names what a worker runs: only a step with worker has one` };
+    }
   }
   if (options.workers) {
     for (const [i, step] of steps.entries()) {

@@ -24,6 +24,8 @@ export const agentStepSchema = z.strictObject({
   ...stepFields,
   type: z.literal('agent').describe('A model agent in a tool loop.'),
   worker: nameSchema.optional().describe('A remote worker that runs the step; here when omitted.'),
+  agent_id: nameSchema.optional().describe('With `worker`: the worker\'s agent that runs the step; default this agent\'s own id.'),
+  capability: z.string().regex(CAPABILITY_RE, 'must be a capability name').optional().describe('With `worker`: the capability called on the worker\'s agent (it takes `{message}`); default its `session.capability`.'),
   agent: agentBlockSchema,
   messages: z
     .array(agentMessageSchema.extend({ content: z.string().min(1).describe('The text; `${VAR}` and `$1` are substituted.') }))

@@ -148,7 +148,7 @@ describe('workflow runs - a workflow served as a capability', () => {
     expect(onDisk.status).toBe('failed');
   });
 
-  it('workflow runs - a worker step fails with EAGENTRPC_WORKFLOW_STEP_FAILED: it needs the remote execution protocol', async () => {
+  it('workflow runs - a worker step whose worker is down fails with EAGENTRPC_REMOTE_UNREACHABLE, never run here instead', async () => {
     await planner(WORKFLOW.replace('    agent: { model: fast, tools: { enabled: [] } }\n', '    worker: build-farm\n    agent: { model: fast, tools: { enabled: [] } }\n'), 'remoteNodes:\n  - { name: build-farm, apiBaseUrl: "http://127.0.0.1:9", authType: none }\n');
     reviewWith(() => ({ verdict: 'fine' }));
     model.script({ text: 'The host is wrong.' });
@@ -156,7 +156,10 @@ describe('workflow runs - a workflow served as a capability', () => {
     const result = await caller.requestAgent({ to: 'planner', capability: 'fix', payload: {} });
     expect(result.error?.code).toBe('EAGENTRPC_WORKFLOW_STEP_FAILED');
     const fix = (result.error?.details?.['record'] as WorkflowRunRecord).steps[2]!;
-    expect(fix).toMatchObject({ status: 'failed', error: { code: 'EAGENTRPC_WORKFLOW_STEP_FAILED', message: expect.stringContaining('remote execution protocol') } });
+    expect(fix).toMatchObject({ status: 'failed', error: { code: 'EAGENTRPC_REMOTE_UNREACHABLE' } });
+    expect(result.error?.details?.['record']).toMatchObject({ error: { details: { step: 'fix', cause: 'EAGENTRPC_REMOTE_UNREACHABLE' } } });
+    // The analysis ran here; the fix did not.
+    expect(model.requests).toHaveLength(1);
   });
 });
 

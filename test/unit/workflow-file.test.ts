@@ -124,6 +124,13 @@ describe('workflow file', () => {
     expect(await loadError(EXAMPLE.replace('capability: review-text', 'capability: review-text\n    worker: build-farm'))).toMatch(/workflow\.yaml:15: steps\[1\]\.worker: only agent steps run on a worker/);
   });
 
+  it('workflow file - agent_id and capability are kept on a worker step and refused on a local one', async () => {
+    const remote = await loadWorkflowFile(write(EXAMPLE.replace('worker: build-farm ', 'worker: build-farm\n    agent_id: fixer\n    capability: fix ')), OPTIONS);
+    expect(remote.value.steps[2]).toMatchObject({ worker: 'build-farm', agent_id: 'fixer', capability: 'fix' });
+    const local = EXAMPLE.replace('type: agent                 #', 'type: agent\n    agent_id: fixer\n    #');
+    expect(await loadError(local)).toMatch(/workflow\.yaml:8: steps\[0\]\.agent_id: agent_id names what a worker runs: only a step with worker has one/);
+  });
+
   it('workflow file - a bad output name is refused', async () => {
     expect(await loadError(EXAMPLE.replace('output: REVIEW', 'output: review'))).toMatch(/workflow\.yaml:16: steps\[1\]\.output: must be an upper-case variable name/);
   });

@@ -1,0 +1,76 @@
+import { executionMessageOf, modelMessageOf } from '../agent/execution-messages.js';
+import type { ModelMessage } from '../agent/models/model-client.js';
+import { newMessageId } from '../envelope/ids.js';
+import { RpcError } from '../errors.js';
+import { HttpRemoteAgent } from '../remote-nodes/http-remote-agent.js';
+import type { ExecutionContext } from '../remote-nodes/remote-execution-context.js';
+import type { RemoteNodeResolver } from '../remote-nodes/remote-node.js';
+import { addUsage, NO_USAGE } from '../rpc/flow-usage.js';
+import type { HandlerContext } from '../rpc/handler.js';
+import { parseTraceparent, TRACEPARENT_HEADER } from '../rpc/trace-context.js';
+import type { StepResult } from '../workflow/run-workflow.js';
+import type { AgentStep } from '../workflow/workflow-schema.js';
+
+/** Runs an agent step with `worker:` on that worker, from the messages it was `given` (its dependencies'). */
+export type WorkerStepRunner = (step: AgentStep & { readonly worker: string }, given: readonly ModelMessage[], ctx: HandlerContext) => Promise<StepResult>;
+
+export interface WorkerStepOptions {
+  /** The agent's remote nodes, looked up when the step starts: a node added to the store since is found. */
+  readonly remoteNodes: RemoteNodeResolver;
+  /** The executing agent: the worker agent run by default, and the user the step runs for. */
+  readonly agentId: string;
+  /** Applied to the step's own messages before they leave, as for a local step's model. */
+  readonly mask?: (text: string) => string;
+}
+
+/**
+ * Worker steps through the remote execution protocol (docs/remote-execution.md). The
+ * worker's agent (`agent_id`, default the same id as here) continues the conversation: the
+ * context carries the dependencies' messages and the step's own, the input is `{message}`,
+ * the step's last user message. The worker's usage is reported in `ctx`, so it rolls up
+ * into the step, the run record and the caller's usage like a local step's.
+ */
+export function workerStepRunner(options: WorkerStepOptions): WorkerStepRunner {
+  return async (step, given, ctx) => {
+    const node = await options.remoteNodes.get(step.worker);
+    // Checked when the file loaded; a store node may have been removed since.
+    if (!node) throw new RpcError('EAGENTRPC_REMOTE_UNREACHABLE', `step ${step.name}: no remote node ${step.worker}`, { details: { node: step.worker } });
+    const mask = options.mask ?? ((text: string) => text);
+    const own = step.messages.map((message): ModelMessage => ({ role: message.role, content: mask(message.content) }));
+    const last = own.findLastIndex((message) => message.role === 'user');
+    if (last < 0) throw new RpcError('EAGENTRPC_SCHEMA_VIOLATION', `step ${step.name} runs on worker ${step.worker}: it needs a user message to send as the input`);
+    // The last user message travels as the input, which the worker's capability makes its
+    // own message; left in the context too, the worker's model would read it twice.
+    const sent = last === own.length - 1 ? own.slice(0, last) : own;
+    const traceId = parseTraceparent(ctx.envelope.headers?.[TRACEPARENT_HEADER])?.traceId;
+    const context: ExecutionContext = {
+      ...(traceId ? { traceId } : {}),
+      stepId: newMessageId(),
+      parentStepId: ctx.envelope.messageId,
+      messages: [...given, ...sent].map(executionMessageOf),
+      thoughts: [],
+      usage: [],
+    };
+    const before = context.messages.length;
+    const timeoutMs = step.timeout_sec === undefined ? undefined : step.timeout_sec * 1_000;
+    // A step allowed longer than one HTTP exchange is run asynchronously and bounded by its own timeout.
+    const async = timeoutMs !== undefined && timeoutMs > node.timeoutMs;
+    const agent = new HttpRemoteAgent(async ? { ...node, timeoutMs } : node, step.agent_id ?? options.agentId);
+    try {
+      const result = await agent.execute(options.agentId, context, { message: own[last]!.content }, { signal: ctx.signal, async, ...(step.capability ? { capability: step.capability } : {}) });
+      return { output: outputText(result), messages: context.messages.slice(before).map(modelMessageOf) };
+    } finally {
+      // What the worker spent counts even when the step failed there: the delta is merged first.
+      const spent = context.usage.reduce(addUsage, NO_USAGE);
+      if (context.usage.length > 0) ctx.reportUsage(spent);
+    }
+  };
+}
+
+/** A string result as it is, else its `text` (a model agent's answer), else JSON. */
+function outputText(result: unknown): string {
+  if (typeof result === 'string') return result;
+  const text = (result as { text?: unknown } | null | undefined)?.text;
+  if (typeof text === 'string') return text;
+  return JSON.stringify(result ?? null);
+}
