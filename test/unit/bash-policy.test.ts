@@ -64,6 +64,7 @@ describe('bash policy: reading command lines', () => {
     expect(await commandsOf('echo `echo \\`rm b\\``')).toContain('rm b');
     expect(await commandsOf('cat <<EOF | rm q\n$(rm y)\nEOF')).toEqual(expect.arrayContaining(['cat', 'rm q', 'rm y']));
     expect(await commandsOf("cat <<'EOF'\n$(rm y)\nEOF")).toEqual(['cat']);
+    expect(await commandsOf('cat <<EOF > out.json\n{"n": $((1 + $(rm y)))}\nEOF')).toEqual(['rm y', 'cat']);
     expect(await commandsOf('echo "a\nb" > /dev/null')).toEqual(["echo 'a\nb'"]);
   });
 
@@ -83,6 +84,7 @@ describe('bash policy: reading command lines', () => {
       ['rm\ry', '\\r'],
       ['cat 3<>d', 'syntax error'],
       ['grep x > out <<< y', 'syntax error'],
+      ["python3 - <<'PY'\nprint(1)\nPY", 'skipped "-"'],
     ];
     for (const [line, named] of cases) {
       const parsed = await parseCommandLine(line);

@@ -61,8 +61,11 @@ function inside(node: Node, text: string, depth: number): string | undefined {
   if (problem !== undefined || node.childCount === 0) return problem;
   // A here-document's text lies between its children; it is checked where it is read.
   const body = node.type === 'heredoc_body';
+  // One word has no blanks between its parts: the grammar builds `]`+tab+`}` into one word, bash splits it.
+  const word = node.type === 'word' || node.type === 'concatenation';
   let end = node.startIndex;
   for (const [i, child] of node.children.entries()) {
+    if (word && child.startIndex !== end) return `${quoted(node)}: a blank inside a word`;
     const found = (body ? undefined : gap(text.slice(end, child.startIndex), i > 0)) ?? inside(child, text, depth + 1);
     if (found !== undefined) return found;
     end = child.endIndex;
@@ -74,7 +77,7 @@ function inside(node: Node, text: string, depth: number): string | undefined {
 function gap(skipped: string, between: boolean): string | undefined {
   if (skipped === '') return undefined;
   const rest = skipped.replace(/\\\n/g, '');
-  if (/[^ \t\n]/.test(rest)) return `${JSON.stringify(skipped)} between words is read differently by the shell`;
+  if (/[^ \t\n]/.test(rest)) return `the parser skipped ${JSON.stringify(rest.replace(/^[ \t\n]+|[ \t\n]+$/g, ''))}, which the shell reads`;
   // bash removes `\`+newline before it splits words: with no blank around it, two tokens are one.
   if (between && rest === '') return 'a line continuation inside a word or an operator';
   return undefined;
@@ -120,7 +123,8 @@ function nodeMisreading(node: Node, text: string): string | undefined {
       if (node.childCount > 0 || !node.isNamed || LITERAL_TEXT.has(node.type)) return undefined;
       // The grammar keeps some text whole where bash substitutes: `${x#$(…)}` patterns, `${x:-`…`}`.
       if (SUBSTITUTION.test(node.text.replace(/\\[\s\S]/g, ''))) return `${quoted(node)}: a substitution the parser reads as text`;
-      // An unquoted newline ends a command for bash; the grammar sometimes starts a word with it.
+      // An unquoted blank ends a word for bash; the grammar sometimes keeps one inside (`]`+tab+`}`, a leading newline).
+      if (node.type === 'word' && /[ \t\n]/.test(node.text.replace(/\\[\s\S]/g, ''))) return `${quoted(node)}: a blank inside a word`;
       return node.type !== 'string_content' && node.text.replace(/\\\n/g, '').includes('\n') ? `${quoted(node)}: a newline inside a word` : undefined;
   }
 }

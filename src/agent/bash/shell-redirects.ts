@@ -11,6 +11,8 @@ export interface Walker {
   /** The text of the script being walked. */
   readonly source: string;
   visit(node: Node, nesting: number, depth: number): void;
+  /** Parses and walks `text` as a script of its own. */
+  script(text: string, nesting: number): void;
 }
 
 const WRITE_OPS = new Set(['>', '>>', '>|', '&>', '&>>']);
@@ -98,5 +100,9 @@ function heredocBody(walker: Walker, body: Node, quoted: boolean, nesting: numbe
   }
   text += body.text.slice(at - body.startIndex);
   if (HEREDOC_SUBSTITUTION.test(text.replace(/\\[\s\S]/g, ''))) throw new Unreadable(`\`${excerpt(body.text)}\`: a substitution in a here-document the parser does not read`);
-  for (const child of body.namedChildren) walker.visit(child, nesting, depth + 1);
+  for (const child of body.namedChildren) {
+    // The grammar reads `$((…))` in a body as `$( (…) )`; bash reads arithmetic, as it does in a word.
+    if (child.type === 'command_substitution' && child.text.startsWith('$((')) walker.script(`arithmetic=${child.text}`, nesting);
+    else walker.visit(child, nesting, depth + 1);
+  }
 }
