@@ -133,7 +133,12 @@ class Collector implements Walker {
     const words: Node[] = [];
     for (const [i, child] of node.children.entries()) {
       const field = node.fieldNameForChild(i);
-      if (i > 0) endsLine(this, node, node.children[i - 1]!.endIndex, child.startIndex);
+      const previous = node.children[i - 1];
+      if (previous !== undefined) endsLine(this, node, previous.endIndex, child.startIndex);
+      // A redirection's target runs on into a word right after it: `>out\;x` writes `out;x`.
+      if (previous?.type.endsWith('_redirect') && field !== 'redirect' && previous.endIndex === child.startIndex) {
+        throw new Unreadable(`\`${excerpt(previous.text + child.text)}\` is one word to the shell`);
+      }
       if (field === 'redirect') readRedirect(this, child, undefined, nesting, depth + 1);
       else if (child.type === 'command_name') words.push(child.firstChild!);
       else if (field === 'argument' || child.type === 'variable_assignment') words.push(child);

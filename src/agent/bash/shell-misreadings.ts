@@ -18,10 +18,10 @@ export const excerpt = (text: string): string => {
 
 const quoted = (node: Node): string => `\`${excerpt(node.text)}\``;
 
-/** Whether `node` is inside double quotes (not counting quotes around a substitution it is in). */
+/** Whether `node` is inside double quotes or a here-document's text (not counting those around a substitution it is in). */
 export function doubleQuoted(node: Node): boolean {
   for (let up = node.parent; up !== null; up = up.parent) {
-    if (up.type === 'string') return true;
+    if (up.type === 'string' || up.type === 'heredoc_body') return true;
     if (up.type === 'command_substitution' || up.type === 'process_substitution') return false;
   }
   return false;
@@ -86,6 +86,8 @@ function gap(skipped: string, between: boolean): string | undefined {
 /** Where bash reads one node differently from the grammar. */
 function nodeMisreading(node: Node, text: string): string | undefined {
   const first = node.firstChild?.type;
+  // After `=~` or `==` in a simple command the grammar reads a pattern, which can run on over `;` and `)`.
+  if (node.type === 'regex' && node.parent?.type === 'command' && /[\s;&|()<>]/.test(node.text)) return `${quoted(node)}: words the parser reads as one pattern`;
   switch (node.type) {
     case 'comment': {
       const before = text[node.startIndex - 1];
@@ -95,7 +97,7 @@ function nodeMisreading(node: Node, text: string): string | undefined {
       // ${x@P} expands the value like a prompt, running the substitutions it holds.
       if (node.text.endsWith('@P}')) return `${quoted(node)}: \${…@P} runs the substitutions of a value`;
       // Within double quotes, quotes inside ${…} are mostly literal: `"${x:-'$(rm y)'}"` runs rm.
-      if (doubleQuoted(node) && node.descendantsOfType(['raw_string', 'ansi_c_string']).length > 0) return `${quoted(node)}: a single quote inside \${…} within double quotes`;
+      if (doubleQuoted(node) && node.descendantsOfType(['raw_string', 'ansi_c_string']).length > 0) return `${quoted(node)}: a single quote inside \${…} within double quotes or a here-document`;
       return undefined;
     case 'arithmetic_expansion':
       return arithmeticMisread(node);
