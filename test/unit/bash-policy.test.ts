@@ -83,6 +83,8 @@ describe('bash policy: reading command lines', () => {
       ['[[ -n a ]]#$(rm y)', 'comment'],
       ['echo $((1 + $(case x in x) rm y;; esac)))', 'arithmetic'],
       ["echo x >& '$(rm y)'", 'twice'],
+      ['echo x >& -rf', 'apart'],
+      ['0<x rm y', 'descriptor'],
       ['rm\ry', '\\r'],
       ['cat 3<>d', 'syntax error'],
       ['grep x > out <<< y', 'syntax error'],

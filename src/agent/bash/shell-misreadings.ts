@@ -121,7 +121,16 @@ function nodeMisreading(node: Node, text: string): string | undefined {
       // `!x` and `[[x` are commands of those names; `]]` closes only as a word of its own.
       if (!/^(!|\[\[?)\s/.test(node.text) || (node.type === 'test_command' && !/\s\]\]?$/.test(node.text))) return `${quoted(node)}: \`${first}\` must stand as a word of its own`;
       return undefined;
+    case 'file_redirect':
+    case 'heredoc_redirect':
+    case 'herestring_redirect': {
+      // Digits (or `{name}`) right before `<` or `>` name a descriptor for bash: `0<x` is not the command `0`.
+      if (first === 'file_descriptor') return undefined;
+      return /(^|[\s;&|()<>])(\d+|\{\w+\})$/.test(text.slice(0, node.startIndex)) ? `${quoted(node)}: the word before it names a descriptor for the shell` : undefined;
+    }
     default:
+      // The grammar's token for a bare `$` sometimes takes the blanks before it.
+      if (node.type === '$' && node.text !== '$' && node.parent?.type !== 'string') return `${quoted(node.parent ?? node)}: a blank inside a word`;
       if (node.childCount > 0 || !node.isNamed || LITERAL_TEXT.has(node.type)) return undefined;
       // The grammar keeps some text whole where bash substitutes: `${x#$(…)}` patterns, `${x:-`…`}`.
       if (SUBSTITUTION.test(node.text.replace(/\\[\s\S]/g, ''))) return `${quoted(node)}: a substitution the parser reads as text`;

@@ -51,6 +51,12 @@ export function readRedirect(walker: Walker, node: Node, extra: Node[] | undefin
       if (target !== undefined) walker.visit(target, nesting, depth + 1);
       const op = node.children.find((child) => !child.isNamed)?.type ?? '';
       const value = target === undefined ? undefined : wordOf(target).value;
+      // After `>&` or `<&` bash reads a leading `-` as a token of its own: `>&-f` closes and passes `f` on.
+      if ((op === '>&' || op === '<&') && value?.startsWith('-') && value !== '-') throw new Unreadable(`\`${node.text}\`: the shell reads \`-\` and \`${value.slice(1)}\` apart`);
+      if (op === '>&-' || op === '<&-') {
+        more(target === undefined ? [] : [target]);
+        return;
+      }
       // `>&2` and `>&-` duplicate or close a descriptor; `>&file` writes file.
       const dup = op === '>&' && /^(\d+|-)$/.test(value ?? '');
       if (!WRITE_OPS.has(op) && !(op === '>&' && !dup)) return;

@@ -94,7 +94,8 @@ function unescape(text: string, state: WordState): void {
 function readDoubleQuoted(part: Node, state: WordState): void {
   if (part.type === '"') return;
   if (part.type === '$') {
-    state.value += '$';
+    // The grammar's token for a `$` before the closing quote takes the blanks before it.
+    state.value += part.text;
     return;
   }
   if (part.type !== 'string_content') {
