@@ -40,7 +40,7 @@ const LINES = [
   'time a=b c1 -x',
   'time -p c2 | c3',
   'v=2>f c1',
-  'c1 >&-x 2>&1',
+  'c1 >&-x',
   'export A=$(c1) B; declare -a arr=(a $(c2)); a[$(c3)]=1 c4',
   'echo $[1 + $(c1)] ${x:-$(c2)} ${y/a/$(c3)} ${z:$(c4):1}',
   '[ -n "$(c1)" ] && [[ $(c2) == x ]] || c3',
