@@ -34,7 +34,8 @@ function read(node: Node, state: WordState): void {
   if (!node.isNamed) {
     // An operator the grammar keeps as a token (`[`, `=`, `==`), or a `$` that ends a word; `$$`,
     // a `$` the grammar left before more of the word, and `` `` `` are expansions.
-    if (node.type === '``' || (node.text.includes('$') && (node.text !== '$' || node.nextSibling !== null))) state.dynamic = true;
+    const more = node.parent?.type === 'concatenation' && node.nextSibling !== null;
+    if (node.type === '``' || (node.text.includes('$') && (node.text !== '$' || more))) state.dynamic = true;
     else plain(node.text, state);
     return;
   }
