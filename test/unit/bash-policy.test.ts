@@ -52,8 +52,49 @@ describe('bash policy: reading command lines', () => {
   });
 
   it('parser - output redirections are writes; input and fd duplications are not', async () => {
-    const parsed = await parseCommandLine('cat <in x > a 2>>b &>c 3<>d >|e 2>&1 >&f <<<g; { ls; } >h');
-    expect(parsed).toMatchObject({ ok: true, writes: ['a', 'b', 'c', 'd', 'e', 'f', 'h'] });
+    const parsed = await parseCommandLine('cat <<<g <in x > a 2>>b &>c >|e 2>&1 >&f; { ls; } >h');
+    expect(parsed).toMatchObject({ ok: true, writes: ['a', 'b', 'c', 'e', 'f', 'h'] });
+    expect(parsed).toMatchObject({ commands: [{ text: 'cat x' }, { text: 'ls' }] });
+  });
+
+  it('parser - declarations, arrays, `$[…]`, `[ ]`, here-documents and nested backticks', async () => {
+    expect(await commandsOf('export A=$(rm y); declare -a arr=(a $(rm z)); a[$(rm q)]=1 ls')).toEqual(expect.arrayContaining(['rm y', 'rm z', 'rm q', 'ls']));
+    expect(await commandsOf('echo $[1 + $(rm y)]')).toContain('rm y');
+    expect(await commandsOf('[ -f x ] && rm y')).toEqual(['[ -f x ]', 'rm y']);
+    expect(await commandsOf('echo `echo \\`rm b\\``')).toContain('rm b');
+    expect(await commandsOf('cat <<EOF | rm q\n$(rm y)\nEOF')).toEqual(expect.arrayContaining(['cat', 'rm q', 'rm y']));
+    expect(await commandsOf("cat <<'EOF'\n$(rm y)\nEOF")).toEqual(['cat']);
+    expect(await commandsOf('cat <<EOF > out.json\n{"n": $((1 + $(rm y)))}\nEOF')).toEqual(['rm y', 'cat']);
+    expect(await commandsOf('echo "a\nb" > /dev/null')).toEqual(["echo 'a\nb'"]);
+  });
+
+  it('parser - where the grammar may read a line differently from bash, it is not ok', async () => {
+    const cases: Array<[string, string]> = [
+      ['r\\\nm -rf y', 'line continuation'],
+      ['echo ${x#$(rm y)}', 'substitution'],
+      ['echo ${x:-`rm y`}', 'substitution'],
+      ['cat <<EOF\n`rm y`\nEOF', 'here-document'],
+      [`echo "\${x:-'$(rm y)'}"`, 'single quote'],
+      [`cat <<EOF\n\${x:-'$(rm y)'}\nEOF`, 'single quote'],
+      ['[ x || rm -rf y ]', '`||` inside `[ ]`'],
+      ['(echo =~ x; rm y)', 'one pattern'],
+      ['time { rm y; }', '`{`'],
+      ['{rm y;}', '`{`'],
+      ['[[ -n a ]]#$(rm y)', 'comment'],
+      ['echo $((1 + $(case x in x) rm y;; esac)))', 'arithmetic'],
+      ["echo x >& '$(rm y)'", 'twice'],
+      ['echo x >& -rf', 'apart'],
+      ['0<x rm y', 'descriptor'],
+      ['rm\ry', '\\r'],
+      ['cat 3<>d', 'syntax error'],
+      ['grep x > out <<< y', 'syntax error'],
+      ["python3 - <<'PY'\nprint(1)\nPY", 'skipped "-"'],
+    ];
+    for (const [line, named] of cases) {
+      const parsed = await parseCommandLine(line);
+      expect(parsed.ok, line).toBe(false);
+      if (!parsed.ok) expect(parsed.reason, line).toContain(named);
+    }
   });
 
   it('parser - what cannot be read is not ok, with the reason', async () => {

@@ -1,7 +1,9 @@
+import type { Node, Parser } from 'web-tree-sitter';
+import { loadBashParser } from './bash-grammar.js';
 import { unwrap, type Arg } from './command-wrappers.js';
-import { checkList, syntaxError } from './sh-syntax-check.js';
-import { excerpt, ShellSyntaxError, type ShellList, type ShellStmt, type ShellWord } from './shell-ast.js';
-import { ShellReader } from './shell-reader.js';
+import { doubleQuoted, excerpt, MAX_TREE_DEPTH, misreading } from './shell-misreadings.js';
+import { quote, wordOf } from './shell-word.js';
+import { endsLine, readRedirect, Unreadable, type Walker } from './shell-redirects.js';
 
 /** One command the line would run, as policy rules see it. */
 export interface SimpleCommand {
@@ -16,7 +18,7 @@ export type ParsedCommandLine =
       readonly ok: true;
       /** Every simple command, wherever it stands, and every command a wrapper or `eval`/`sh -c` runs. */
       readonly commands: readonly SimpleCommand[];
-      /** The targets of output redirections (`>`, `>>`, `>|`, `<>`, `&>`, `&>>`, `>&file`). */
+      /** The targets of output redirections (`>`, `>>`, `>|`, `&>`, `&>>`, `>&file`). */
       readonly writes: readonly string[];
       /** Something in the line runs in another directory (`cd`, `pushd`, `env -C`, `find -execdir`…). */
       readonly changesDirectory: boolean;
@@ -25,74 +27,154 @@ export type ParsedCommandLine =
 
 /** How deep wrappers and `eval`/`sh -c` scripts may nest. */
 const MAX_NESTING = 8;
-/** Each list is checked by its own sh-syntax run (about 20 ms each). */
-const MAX_LISTS = 64;
-const CHECKS_AT_ONCE = 4;
-const WRITE_OPS = new Set(['>', '>>', '>|', '<>', '&>', '&>>']);
 const DIRECTORY_COMMANDS = new Set(['cd', 'pushd', 'popd']);
 /** Variables whose text the shell evaluates later (prompts under `set -x`, startup files). */
 const SUBSCRIPT_SUBSTITUTION = /\[[^\]]*(\$\(|`)/;
 const EVALUATED_VARIABLE = /^(PS[0-4]|PROMPT_COMMAND|BASH_ENV|ENV)(\[[^\]]*\])?\+?=/;
+/** Reserved words the grammar does not read where bash would (`time { …; }`), and `coproc`, which it does not know. */
+const RESERVED_NAMES = new Set(['{', '}', '!', '[[', ']]', 'if', 'then', 'elif', 'else', 'fi', 'do', 'done', 'case', 'esac', 'while', 'until', 'for', 'select', 'in', 'function', 'coproc']);
+/** Nodes whose children are walked as they are: statements around commands, and the parts of words. */
+const CONTAINERS = new Set([
+  ...['program', 'list', 'pipeline', 'subshell', 'compound_statement', 'do_group', 'if_statement', 'elif_clause', 'else_clause', 'while_statement'],
+  ...['for_statement', 'case_statement', 'case_item', 'negated_command', 'function_definition', 'variable_assignments', 'test_command', 'command_name', 'expansion'],
+  ...['word', 'number', 'string', 'string_content', 'raw_string', 'ansi_c_string', 'translated_string', 'concatenation', 'simple_expansion', 'command_substitution'],
+  ...['process_substitution', 'arithmetic_expansion', 'brace_expression', 'array', 'subscript', 'variable_name', 'special_variable_name', 'binary_expression'],
+  ...['unary_expression', 'ternary_expression', 'postfix_expression', 'parenthesized_expression', 'test_operator', 'file_descriptor', 'heredoc_content', 'regex', 'extglob_pattern'],
+]);
+/** Operators that end a command for bash, and so cannot be `[`'s arguments. */
+const SHELL_OPERATOR = /[|&;<>()]/;
 
-class Unreadable extends Error {}
-
-/** `value` as rules read it: bare unless blanks, quotes or shell operators would blur where it starts and ends. */
-const quote = (value: string): string => (value !== '' && !/[\s'"\\$`;&|()<>]/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`);
-const toArg = (word: ShellWord): Arg => ({ value: word.value, text: word.value === undefined ? word.raw : quote(word.value) });
-
-/** Walks the syntax of a line and of every script it runs, gathering commands, writes and the lists to check. */
-class Collector {
+/** Walks the syntax tree of a line and of every script it runs, gathering commands and writes. */
+class Collector implements Walker {
   readonly commands: SimpleCommand[] = [];
   readonly writes: string[] = [];
-  readonly lists: ShellList[] = [];
   changesDirectory = false;
+
+  /** The text of the script being walked. */
+  source = '';
+
+  constructor(private readonly parser: Parser) {}
 
   script(text: string, nesting: number): void {
     if (nesting > MAX_NESTING) throw new Unreadable('commands are nested too deeply');
-    let program: ShellList;
+    const tree = this.parser.parse(text);
+    if (tree === null) throw new Unreadable(`\`${excerpt(text)}\` could not be parsed`);
+    const outer = this.source;
+    this.source = text;
     try {
-      program = new ShellReader(text).readProgram();
-    } catch (error) {
-      if (!(error instanceof ShellSyntaxError)) throw error;
-      throw new ShellSyntaxError(`\`${excerpt(text)}\`: ${error.message}`, error.offset);
+      const problem = misreading(tree.rootNode, text);
+      if (problem !== undefined) throw new Unreadable(`\`${excerpt(text)}\`: ${problem}`);
+      this.visit(tree.rootNode, nesting, 0);
+    } finally {
+      this.source = outer;
+      tree.delete();
     }
-    this.list(program, nesting);
   }
 
-  private list(list: ShellList, nesting: number): void {
-    this.lists.push(list);
-    for (const stmt of list.stmts) this.stmt(stmt, nesting);
+  visit(node: Node, nesting: number, depth: number): void {
+    if (depth > MAX_TREE_DEPTH) throw new Unreadable('commands are nested too deeply');
+    switch (node.type) {
+      case 'command':
+        return this.simple(node, [], nesting, depth);
+      case 'declaration_command':
+      case 'unset_command':
+        return this.words(node, node.children.filter((child) => child.type !== 'comment'), [], nesting, depth);
+      case 'redirected_statement':
+        return this.redirected(node, nesting, depth);
+      case 'file_redirect':
+      case 'herestring_redirect':
+      case 'heredoc_redirect':
+        return readRedirect(this, node, undefined, nesting, depth);
+      case 'c_style_for_statement':
+        throw new Unreadable('the arithmetic `for ((…))` is not supported');
+      case 'comment':
+        return;
+      case 'variable_assignment':
+        if (EVALUATED_VARIABLE.test(node.text)) throw new Unreadable(`\`${node.text}\` sets a variable whose text the shell runs later`);
+        break;
+      case 'command_substitution':
+        if (node.firstChild?.type === '`' || node.firstChild?.type === '$`') return this.backticks(node, nesting, depth);
+        break;
+      case 'test_command':
+        if (node.firstChild?.type === '[') return this.bracketTest(node, nesting, depth);
+        break;
+      default:
+        if (!CONTAINERS.has(node.type)) throw new Unreadable(`\`${excerpt(node.text)}\`: ${node.type} is not supported`);
+    }
+    for (const child of node.namedChildren) this.visit(child, nesting, depth + 1);
   }
 
-  private stmt(stmt: ShellStmt, nesting: number): void {
-    for (const redirect of stmt.redirects) {
-      this.words([redirect.target], nesting);
-      for (const program of redirect.heredocPrograms) this.list(program, nesting);
-      const dup = redirect.op === '>&' && /^(\d+|-)$/.test(redirect.target.value ?? '');
-      if (!WRITE_OPS.has(redirect.op) && !(redirect.op === '>&' && !dup)) continue;
-      if (redirect.target.value === undefined) throw new Unreadable(`cannot tell where \`${redirect.op}${redirect.target.raw}\` writes`);
-      this.writes.push(redirect.target.value);
+  /**
+   * `` `…` ``: bash undoes the backslash escapes of `$`, `` ` `` and `\` (and `"` inside double
+   * quotes) before it reads the body, the grammar does not: a body with such escapes is read again.
+   */
+  private backticks(node: Node, nesting: number, depth: number): void {
+    const body = node.text.slice(node.firstChild!.text.length, -1);
+    const unescaped = body.replace(doubleQuoted(node) ? /\\([$`\\"])/g : /\\([$`\\])/g, '$1');
+    if (unescaped !== body) return this.script(unescaped, nesting);
+    for (const child of node.namedChildren) this.visit(child, nesting, depth + 1);
+  }
+
+  /** `body redirect…`: redirections after a statement; words the grammar hangs on them are the command's. */
+  private redirected(node: Node, nesting: number, depth: number): void {
+    const body = node.childForFieldName('body');
+    const extra: Node[] = [];
+    for (const child of node.namedChildren) {
+      if (child.type.endsWith('_redirect')) readRedirect(this, child, extra, nesting, depth + 1);
+      else if (child.id !== body?.id && child.type !== 'comment') throw new Unreadable(`\`${excerpt(node.text)}\`: ${child.type} after a statement is not supported`);
     }
-    const command = stmt.command;
-    if (command.kind === 'binary') {
-      this.stmt(command.left, nesting);
-      this.stmt(command.right, nesting);
-    } else if (command.kind === 'compound') {
-      this.words(command.words, nesting);
-      for (const list of command.lists) this.list(list, nesting);
-    } else {
-      this.words(command.assigns, nesting);
-      this.words(command.words, nesting);
-      if (command.words.length > 0) this.command(command.words.map(toArg), command.assigns.map(toArg), nesting, false);
-      else {
-        const evaluated = command.assigns.find((assign) => EVALUATED_VARIABLE.test(assign.raw));
-        if (evaluated !== undefined) throw new Unreadable(`\`${evaluated.raw}\` sets a variable whose text the shell runs later`);
+    if (body?.type === 'command') return this.simple(body, extra, nesting, depth + 1);
+    if (extra.length > 0) throw new Unreadable(`\`${excerpt(node.text)}\`: words after a redirection of a compound command`);
+    if (body !== null) this.visit(body, nesting, depth + 1);
+  }
+
+  /** A simple command: assignments, redirections, its name and arguments (`extra`: arguments the grammar put elsewhere). */
+  private simple(node: Node, extra: readonly Node[], nesting: number, depth: number): void {
+    const words: Node[] = [];
+    for (const [i, child] of node.children.entries()) {
+      const field = node.fieldNameForChild(i);
+      const previous = node.children[i - 1];
+      if (previous !== undefined) endsLine(this, node, previous.endIndex, child.startIndex);
+      // A redirection's target runs on into a word right after it: `>out\;x` writes `out;x`.
+      if (previous?.type.endsWith('_redirect') && field !== 'redirect' && previous.endIndex === child.startIndex) {
+        throw new Unreadable(`\`${excerpt(previous.text + child.text)}\` is one word to the shell`);
       }
+      if (field === 'redirect') readRedirect(this, child, undefined, nesting, depth + 1);
+      else if (child.type === 'command_name') words.push(child.firstChild!);
+      else if (field === 'argument' || child.type === 'variable_assignment') words.push(child);
+      // `name (list)`: bash refuses it, unless name is `time`; its commands count either way.
+      else if (child.type === 'subshell') this.visit(child, nesting, depth + 1);
+      else if (child.type !== 'comment') throw new Unreadable(`\`${excerpt(node.text)}\`: ${child.type} in a command is not supported`);
     }
+    const assigns = words.filter((word) => word.type === 'variable_assignment');
+    this.words(node, [...words.slice(assigns.length), ...extra], assigns, nesting, depth);
   }
 
-  private words(words: readonly ShellWord[], nesting: number): void {
-    for (const word of words) for (const program of word.programs) this.list(program, nesting);
+  /** `[ … ]` is the command `[`: the grammar reads it as an expression, whose parts are its arguments. */
+  private bracketTest(node: Node, nesting: number, depth: number): void {
+    const atoms: Node[] = [];
+    const collect = (parent: Node): void => {
+      for (const child of parent.children) {
+        if (/^(binary|unary|ternary|postfix)_expression$/.test(child.type)) collect(child);
+        else if (!child.isNamed && SHELL_OPERATOR.test(child.type)) throw new Unreadable(`\`${excerpt(node.text)}\`: \`${child.type}\` inside \`[ ]\` is the shell's, not test's`);
+        else if (child.type === 'redirected_statement' || child.type === 'parenthesized_expression') throw new Unreadable(`\`${excerpt(node.text)}\` is not supported`);
+        else atoms.push(child);
+      }
+    };
+    collect(node);
+    this.words(node, atoms, [], nesting, depth);
+  }
+
+  /** A command made of `words` (name first) after `assigns`: walks what they substitute, then records it. */
+  private words(node: Node, words: readonly Node[], assigns: readonly Node[], nesting: number, depth: number): void {
+    const all = [...assigns, ...words].sort((a, b) => a.startIndex - b.startIndex);
+    for (let i = 1; i < all.length; i += 1) {
+      // The grammar splits a few words bash reads as one (`$"…"`).
+      if (all[i - 1]!.endIndex === all[i]!.startIndex) throw new Unreadable(`\`${excerpt(all[i - 1]!.text + all[i]!.text)}\` is one word to the shell`);
+      endsLine(this, node, all[i - 1]!.endIndex, all[i]!.startIndex);
+    }
+    for (const word of all) if (word.isNamed) this.visit(word, nesting, depth + 1);
+    if (words.length > 0) this.command(words.map(wordOf), assigns.map(wordOf), nesting, false);
   }
 
   /** A command, and what it runs through its arguments. */
@@ -100,6 +182,7 @@ class Collector {
     if (nesting > MAX_NESTING) throw new Unreadable('commands are nested too deeply');
     const name = args[0]!.value;
     if (name === undefined || name === '') throw new Unreadable(`the command name \`${args[0]!.text}\` is not a literal word`);
+    if (RESERVED_NAMES.has(name)) throw new Unreadable(`\`${name}\` where a command starts is not supported`);
     const evaluated = [...assigns, ...args].find((arg) => EVALUATED_VARIABLE.test(arg.value ?? arg.text));
     if (evaluated !== undefined) throw new Unreadable(`\`${evaluated.text}\` sets a variable whose text the shell runs later`);
     // printf -v, read, unset, declare, let and test -v evaluate a quoted `a[$(…)]` subscript.
@@ -122,28 +205,20 @@ class Collector {
 
 /**
  * Reads a bash command line the way bash would, and lists every simple command it would
- * run and every file it would write through a redirection. Conservative: a construct it
- * does not know, a command name that is not a literal word, or a syntax error makes the
- * line unreadable (`ok: false`), and a policy refuses what it cannot read. Needs the
- * optional package sh-syntax (mvdan/sh), against which every list is checked.
+ * run and every file it would write through a redirection. The line is parsed by
+ * tree-sitter-bash (through web-tree-sitter, both optional peers). Conservative: a syntax
+ * error, a construct the walk does not know, a command name that is not a literal word, or
+ * a place where the grammar and bash may read the line differently makes the line
+ * unreadable (`ok: false`), and a policy refuses what it cannot read.
  */
 export async function parseCommandLine(line: string): Promise<ParsedCommandLine> {
   if (typeof line !== 'string') throw new TypeError('line must be a string');
-  const collector = new Collector();
+  const collector = new Collector(await loadBashParser());
   try {
     collector.script(line, 0);
   } catch (error) {
     if (error instanceof Unreadable) return { ok: false, reason: error.message };
-    if (!(error instanceof ShellSyntaxError)) throw error;
-    // Prefer the reference grammar's account of a plain syntax error.
-    return { ok: false, reason: (await syntaxError(line)) ?? error.message };
-  }
-  if (collector.lists.length > MAX_LISTS) return { ok: false, reason: `the line has more than ${MAX_LISTS} command lists to check` };
-  // A few at a time: each check runs its own WebAssembly instance.
-  for (let i = 0; i < collector.lists.length; i += CHECKS_AT_ONCE) {
-    const disagreements = await Promise.all(collector.lists.slice(i, i + CHECKS_AT_ONCE).map((list) => checkList(list)));
-    const disagreement = disagreements.find((reason) => reason !== undefined);
-    if (disagreement !== undefined) return { ok: false, reason: disagreement };
+    throw error;
   }
   return { ok: true, commands: collector.commands, writes: collector.writes, changesDirectory: collector.changesDirectory };
 }

@@ -103,7 +103,8 @@ const WRAPPERS: Record<string, Unwrapper> = {
     const rest = /^-\d+$/.test(args[1]?.value ?? '') ? [args[0]!, ...args.slice(2)] : args;
     return commandAfter({ flags: [], withValue: ['-n', '--adjustment'] })(rest, inputAppended);
   },
-  time: commandAfter({ flags: ['-p', '-v', '-q', '--portability', '--verbose', '--quiet'], withValue: ['-f', '--format'] }),
+  // bash's `time` keyword times a pipeline, whose command may start with assignments.
+  time: commandAfter({ flags: ['-p', '-v', '-q', '--portability', '--verbose', '--quiet'], withValue: ['-f', '--format'], assignments: true }),
   builtin: commandAfter({ flags: [], withValue: [] }),
   exec: commandAfter({ flags: ['-c', '-l'], withValue: ['-a'] }),
   command: (args, inputAppended) => {
