@@ -25,7 +25,7 @@ interface Pending {
  * its batch (acks=all, idempotent producer).
  */
 export class KafkaPublisher {
-  private readonly topics = new Map<string, Promise<void>>();
+  private readonly topics = new Map<string, Promise<boolean>>();
   private batch: Pending[] = [];
   private scheduled = false;
 
@@ -38,23 +38,23 @@ export class KafkaPublisher {
   /**
    * Creates the topic if missing and waits for its leaders. Cached per topic. An ephemeral
    * topic (one instance's replies) gets one partition: nothing is spread over consumers.
+   * Resolves true to the first asker when this process created the topic (it had no history).
    */
-  ensureTopic(topic: string, ephemeral = false): Promise<void> {
-    let ready = this.topics.get(topic);
-    if (!ready) {
-      const numPartitions = ephemeral ? 1 : this.settings.partitions;
-      ready = this.createTopic(topic, numPartitions);
-      ready.catch(() => this.topics.delete(topic));
-      this.topics.set(topic, ready);
-    }
+  ensureTopic(topic: string, ephemeral = false): Promise<boolean> {
+    const known = this.topics.get(topic);
+    // Only the first asker hears "created": later ones come after it and may find its messages.
+    if (known) return known.then(() => false);
+    const numPartitions = ephemeral ? 1 : this.settings.partitions;
+    const ready = this.createTopic(topic, numPartitions);
+    ready.catch(() => this.topics.delete(topic));
+    this.topics.set(topic, ready);
     return ready;
   }
 
-  private async createTopic(topic: string, numPartitions: number): Promise<void> {
+  private async createTopic(topic: string, numPartitions: number): Promise<boolean> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.admin.createTopics({ topics: [{ topic, numPartitions, replicationFactor: this.settings.replicationFactor }], waitForLeaders: true });
-        return;
+        return await this.admin.createTopics({ topics: [{ topic, numPartitions, replicationFactor: this.settings.replicationFactor }], waitForLeaders: true });
       } catch (cause) {
         if ((cause as { retriable?: unknown }).retriable !== true || attempt >= CREATE_TOPIC_ATTEMPTS) {
           throw new RpcError('EAGENTRPC_BROKER_SETUP_FAILED', `kafka: creating topic ${topic} failed: ${(cause as Error)?.message ?? String(cause)}`, { cause, details: { topic } });

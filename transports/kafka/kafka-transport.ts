@@ -79,7 +79,7 @@ class KafkaTransport extends TransportBase {
   async subscribe(topic: string, handler: DeliveryHandler, options: SubscribeOptions = {}): Promise<Subscription> {
     await this.connect();
     const maxInflight = positiveInteger(options.maxInflight ?? this.options.maxInflight, 'subscribe: maxInflight');
-    await (this.publisher as KafkaPublisher).ensureTopic(topic, options.ephemeral);
+    const created = await (this.publisher as KafkaPublisher).ensureTopic(topic, options.ephemeral);
     // An ephemeral topic lives with this subscriber: no group of its own outlives it.
     const shared = options.group !== undefined && !options.ephemeral;
     const subscription = new KafkaSubscription(
@@ -89,7 +89,10 @@ class KafkaTransport extends TransportBase {
         // Narrowed per topic so subscriptions of one group never share rebalances; fan-out
         // subscribers each get a group of their own.
         groupId: shared ? `${options.group}.${topic}` : `fanout.${topic}.${randomBytes(6).toString('hex')}`,
-        fromBeginning: shared,
+        // A fan-out subscriber starts at the end, except on a topic this process just created:
+        // it has no history, and reading it from the start loses nothing published while the
+        // consumer joins (its "latest" offset can be resolved after such a publish).
+        fromBeginning: shared || created,
         maxInflight,
         maxWaitTimeInMs: this.options.maxWaitTimeInMs,
         logger: this.logger,
