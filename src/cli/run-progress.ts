@@ -1,4 +1,4 @@
-import type { Usage } from '../rpc/flow-usage.js';
+import { addUsage, NO_USAGE, type Usage } from '../rpc/flow-usage.js';
 import type { StepRecord, WorkflowRunRecord } from '../workflow/run-record.js';
 import type { WorkflowEvent } from '../workflow/run-workflow.js';
 
@@ -20,7 +20,7 @@ export class RunProgress {
   readonly #total: number;
   readonly #started = Date.now();
   #finished = 0;
-  #usage: Usage = { inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, costUsd: 0, modelRequests: 0 };
+  #usage: Usage = NO_USAGE;
   #barShown = false;
 
   constructor(out: RunProgressOutput, steps: number) {
@@ -33,16 +33,7 @@ export class RunProgress {
     if (event.type === 'step-started') this.#print(`  ▸ ${event.step.name} (${event.step.type}) started`);
     if (event.type !== 'step-finished') return;
     this.#finished++;
-    const usage = event.step.usage;
-    if (usage) {
-      this.#usage = {
-        inputTokens: this.#usage.inputTokens + usage.inputTokens,
-        outputTokens: this.#usage.outputTokens + usage.outputTokens,
-        cachedInputTokens: this.#usage.cachedInputTokens + usage.cachedInputTokens,
-        costUsd: this.#usage.costUsd + usage.costUsd,
-        modelRequests: this.#usage.modelRequests + usage.modelRequests,
-      };
-    }
+    if (event.step.usage) this.#usage = addUsage(this.#usage, event.step.usage);
     this.#print(stepLine(event.step));
   }
 

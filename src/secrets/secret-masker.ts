@@ -5,6 +5,11 @@ export const MASKED = '[secret]';
 const MIN_SECRET_LENGTH = 6;
 const SECRET_NAME_RE = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL/i;
 
+/** Whether an environment variable's name says it holds a secret (`*_KEY`, `*TOKEN*`, `*PASSWORD*`, …). */
+export function isSecretName(name: string): boolean {
+  return SECRET_NAME_RE.test(name);
+}
+
 /**
  * The values an agent holds as secrets (resolved secret references, API tokens, keys, and
  * the environment's secret-named variables), cut out of every text before it reaches a
@@ -21,7 +26,7 @@ export class SecretMasker {
 
   /** Adds the values of the environment's variables named like secrets (`*_KEY`, `*TOKEN*`, `*PASSWORD*`, …). */
   addEnvironment(env: NodeJS.ProcessEnv): void {
-    for (const [name, value] of Object.entries(env)) if (value !== undefined && SECRET_NAME_RE.test(name)) this.add(value);
+    for (const [name, value] of Object.entries(env)) if (value !== undefined && isSecretName(name)) this.add(value);
   }
 
   /** The values, for tools that must keep them out of their own output (the bash tool's environment). */

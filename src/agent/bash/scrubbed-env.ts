@@ -1,5 +1,4 @@
-/** Names that say a variable holds a secret. */
-const SECRET_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL/i;
+import { isSecretName } from '../../secrets/secret-masker.js';
 
 export interface ScrubbedEnvOptions {
   /** Names kept even when they look secret (e.g. a deliberately shared `NPM_TOKEN`). */
@@ -21,7 +20,7 @@ export function scrubbedEnv(env: NodeJS.ProcessEnv, options: ScrubbedEnvOptions)
   const kept: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
     if (value === undefined) continue;
-    if (!allowed.has(name) && (SECRET_NAME.test(name) || secrets.some((secret) => value.includes(secret)))) continue;
+    if (!allowed.has(name) && (isSecretName(name) || secrets.some((secret) => value.includes(secret)))) continue;
     kept[name] = value;
   }
   return kept;
