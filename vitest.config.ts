@@ -4,12 +4,16 @@ import { defineConfig } from 'vitest/config';
 // Integration tests that run in this process alone (memory transport, in-process HTTP
 // servers and OpenID provider): no broker, no child process, so they belong to `unit`.
 const inProcess = [
+  'test/integration/a2a-peer.test.ts',
+  'test/integration/api-request-bodies.test.ts',
   'test/conformance/memory.test.ts',
+  'test/integration/a2a-server-shutdown.test.ts',
   'test/integration/approvals-and-usage.test.ts',
   'test/integration/auth-hmac.test.ts',
   'test/integration/auth-oidc.test.ts',
   'test/integration/cancellation.test.ts',
   'test/integration/capability-schemas.test.ts',
+  'test/integration/flow-recording.test.ts',
   'test/integration/guard.test.ts',
   'test/integration/inbound-port.test.ts',
   'test/integration/memory-calls.test.ts',
@@ -17,11 +21,14 @@ const inProcess = [
   'test/integration/memory-inbox.test.ts',
   'test/integration/model-clients.test.ts',
   'test/integration/oidc-issuer.test.ts',
+  'test/integration/remote-node-base-url.test.ts',
+  'test/integration/remote-node-store-unreadable.test.ts',
   'test/integration/remote-session-client-faults.test.ts',
   'test/integration/remote-session-client.test.ts',
   'test/integration/secrets-vault.test.ts',
   'test/integration/session-api.test.ts',
   'test/integration/trace-context.test.ts',
+  'test/integration/tracing-spans.test.ts',
   'test/integration/web-search-tool.test.ts',
   'test/integration/workflow-runs.test.ts',
 ];
@@ -59,12 +66,15 @@ export default defineConfig({
           exclude: inProcess,
           globalSetup: ['test/support/run-brokers-setup.ts'],
           maxWorkers: workers,
+          // These tests start agent processes and CLIs next to the brokers on a shared machine:
+          // the limit guards against a hang, not a slow start under load.
+          testTimeout: 60_000,
         },
       },
       {
         extends: true,
         // Fault tests put the machine under load on purpose: they run after the others, one at a time.
-        test: { name: 'chaos', include: ['test/chaos/**/*.test.ts'], maxWorkers: 1, sequence: { groupOrder: 1 } },
+        test: { name: 'chaos', include: ['test/chaos/**/*.test.ts'], maxWorkers: 1, sequence: { groupOrder: 1 }, testTimeout: 60_000 },
       },
     ],
   },

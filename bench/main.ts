@@ -4,8 +4,12 @@ import { leakCheck } from './leak-check.js';
 import { benchAgentRpcMemory, benchRawMemory, type BenchRun } from './memory-bench.js';
 import { benchNats } from './nats-bench.js';
 import { formatTable } from './stats.js';
-import { kafkaBrokersFromEnv, natsUrlFromEnv, startKafkaServer, startNatsServer } from '../tools/brokers/index.js';
+import { kafkaBrokersFromEnv, mqttUrlFromEnv, natsUrlFromEnv, rabbitMqUrlFromEnv, sqsEndpointFromEnv, startElasticMqServer, startKafkaServer, startMosquittoServer, startNatsServer, startRabbitMqServer } from '../tools/brokers/index.js';
+import { benchAmqp } from './amqp-bench.js';
 import { benchKafka } from './kafka-bench.js';
+import { benchMqtt } from './mqtt-bench.js';
+import { benchSqs } from './sqs-bench.js';
+import { registerBenchTracing } from './bench-tracing.js';
 
 interface BenchBroker {
   address: string[];
@@ -28,26 +32,71 @@ async function kafkaForBench(): Promise<BenchBroker> {
   return { address: server.brokers, stop: () => server.stop() };
 }
 
+/** RABBITMQ_URL when set, otherwise a node of our own on free ports. */
+async function amqpForBench(): Promise<BenchBroker> {
+  const url = rabbitMqUrlFromEnv();
+  if (url) return { address: [url], stop: async () => {} };
+  const server = await startRabbitMqServer();
+  return { address: [server.url], stop: () => server.stop() };
+}
+
+/** MQTT_URL when set, otherwise a Mosquitto of our own on a free port. */
+async function mqttForBench(): Promise<BenchBroker> {
+  const url = mqttUrlFromEnv();
+  if (url) return { address: [url], stop: async () => {} };
+  const server = await startMosquittoServer();
+  return { address: [server.url], stop: () => server.stop() };
+}
+
+/** SQS_ENDPOINT when set, otherwise an ElasticMQ of our own on a free port (persistent, as in the tests). */
+async function sqsForBench(): Promise<BenchBroker> {
+  const endpoint = sqsEndpointFromEnv();
+  if (endpoint) return { address: [endpoint], stop: async () => {} };
+  const server = await startElasticMqServer({ persistent: process.env['BENCH_SQS_IN_MEMORY'] !== '1' });
+  return { address: [server.endpoint], stop: () => server.stop() };
+}
+
+const USAGE = `usage: npm run bench [-- --transport memory|nats|kafka|amqp|mqtt|sqs] [--seconds 3] [--warmup 1] [--runs 1] [--flow implicit|ctx] [--tracing] [--leak]
+  --flow ctx   agent-rpc nodes with implicitFlow: false
+  --tracing    the OpenTelemetry SDK registered, every call traced
+  --runs N     N interleaved runs per configuration, the median reported
+  --leak       heap growth over 1,000,000 memory calls`;
+
 /**
- * `npm run bench [-- --transport memory|nats|kafka] [--seconds 3] [--runs 1] [--flow implicit|ctx] [--leak]`
- * (`--flow ctx`: agent-rpc nodes with `implicitFlow: false`)
  * Each configuration is measured next to the raw transport in the same run (interleaved
  * when --runs > 1, median reported) and printed with the ratio agent-rpc / raw.
  */
-const { values } = parseArgs({
-  options: {
-    transport: { type: 'string', default: 'memory' },
-    seconds: { type: 'string', default: '3' },
-    warmup: { type: 'string', default: '1' },
-    runs: { type: 'string', default: '1' },
-    leak: { type: 'boolean', default: false },
-    flow: { type: 'string', default: 'implicit' },
-  },
-});
+const values = parseBenchArgs();
+
+function parseBenchArgs() {
+  try {
+    const { values } = parseArgs({
+      options: {
+        transport: { type: 'string', default: 'memory' },
+        seconds: { type: 'string', default: '3' },
+        warmup: { type: 'string', default: '1' },
+        runs: { type: 'string', default: '1' },
+        leak: { type: 'boolean', default: false },
+        flow: { type: 'string', default: 'implicit' },
+        tracing: { type: 'boolean', default: false },
+        help: { type: 'boolean', default: false },
+      },
+    });
+    if (values.help) {
+      console.log(USAGE);
+      process.exit(0);
+    }
+    return values;
+  } catch (error) {
+    // An unknown option or a missing value: say which, and how it is called.
+    console.error(`bench: ${(error as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+}
 
 const transport = values.transport;
-if (transport !== 'memory' && transport !== 'nats' && transport !== 'kafka') {
-  console.error(`bench: --transport must be memory, nats or kafka, got ${transport}`);
+if (transport !== 'memory' && transport !== 'nats' && transport !== 'kafka' && transport !== 'amqp' && transport !== 'mqtt' && transport !== 'sqs') {
+  console.error(`bench: --transport must be memory, nats, kafka, amqp, mqtt or sqs, got ${transport}`);
   process.exit(2);
 }
 // One per process: on Node 20 and 22 the first AsyncLocalStorage run leaves promise hooks
@@ -72,17 +121,23 @@ function median(list: BenchRun[]): BenchRun {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
-console.log(`agent-rpc bench: transport=${transport}, flow=${flow}, ${runs} run(s) of ${warmupMs / 1000}s warm-up + ${measureMs / 1000}s, node ${process.version}\n`);
+if (values.tracing) await registerBenchTracing();
+console.log(`agent-rpc bench: transport=${transport}, flow=${flow}${values.tracing ? ', tracing' : ''}, ${runs} run(s) of ${warmupMs / 1000}s warm-up + ${measureMs / 1000}s, node ${process.version}\n`);
 
 /** One configuration per entry; the first is the raw baseline the others are compared with. */
 type System = (concurrency: number) => Promise<BenchRun>;
-const broker = transport === 'nats' ? await natsForBench() : transport === 'kafka' ? await kafkaForBench() : undefined;
-const systems: System[] =
-  transport === 'nats'
-    ? (['raw', 'moleculer', 'agent-rpc', 'agent-rpc-hmac'] as const).map((name) => (c: number) => benchNats(name, broker!.address[0]!, c, warmupMs, measureMs, flow))
-    : transport === 'kafka'
-      ? (['raw', 'agent-rpc'] as const).map((name) => (c: number) => benchKafka(name, broker!.address, c, warmupMs, measureMs))
-      : [(c) => benchRawMemory(c, warmupMs, measureMs), (c) => benchAgentRpcMemory(c, warmupMs, measureMs, 'internal', flow), (c) => benchAgentRpcMemory(c, warmupMs, measureMs, 'hmac', flow)];
+const brokers = { nats: natsForBench, kafka: kafkaForBench, amqp: amqpForBench, mqtt: mqttForBench, sqs: sqsForBench } as const;
+const broker = transport === 'memory' ? undefined : await brokers[transport]();
+const url = (): string => broker!.address[0]!;
+const systemsOf: Record<typeof transport, () => System[]> = {
+  memory: () => [(c) => benchRawMemory(c, warmupMs, measureMs), (c) => benchAgentRpcMemory(c, warmupMs, measureMs, 'internal', flow), (c) => benchAgentRpcMemory(c, warmupMs, measureMs, 'internal', flow, true), (c) => benchAgentRpcMemory(c, warmupMs, measureMs, 'hmac', flow)],
+  nats: () => (['raw', 'moleculer', 'agent-rpc', 'agent-rpc-hmac'] as const).map((name) => (c: number) => benchNats(name, url(), c, warmupMs, measureMs, flow)),
+  kafka: () => (['raw', 'agent-rpc'] as const).map((name) => (c: number) => benchKafka(name, broker!.address, c, warmupMs, measureMs)),
+  amqp: () => (['raw', 'agent-rpc', 'agent-rpc-hmac'] as const).map((name) => (c: number) => benchAmqp(name, url(), c, warmupMs, measureMs)),
+  mqtt: () => (['raw', 'agent-rpc'] as const).map((name) => (c: number) => benchMqtt(name, url(), c, warmupMs, measureMs)),
+  sqs: () => (['raw', 'agent-rpc'] as const).map((name) => (c: number) => benchSqs(name, url(), c, warmupMs, measureMs)),
+};
+const systems = systemsOf[transport]();
 const concurrencies = transport === 'memory' ? [1, 64] : [1, 64, 256];
 
 const rows: Array<Array<string | number>> = [];

@@ -1,4 +1,4 @@
-import { AgentNode, PeerTable } from '../src/index.js';
+import { AgentNode, FlowRecorder, FlowRecordStore, PeerTable, systemClock } from '../src/index.js';
 import type { Delivery } from '../src/transport.js';
 import { MemoryBus, memoryTransport } from '../transports/memory/index.js';
 import { benchNodeOptions, type BenchAuth, type BenchFlow } from './bench-auth.js';
@@ -11,13 +11,17 @@ export interface BenchRun {
   figures: LoadFigures;
 }
 
-/** agent-rpc sync calls between two nodes on one in-process bus; the responder echoes. */
-export async function benchAgentRpcMemory(concurrency: number, warmupMs: number, measureMs: number, auth: BenchAuth = 'internal', flow: BenchFlow = 'implicit'): Promise<BenchRun> {
+/**
+ * agent-rpc sync calls between two nodes on one in-process bus; the responder echoes.
+ * `recorder`: both nodes report to one flow recorder, as the agents of a daemon do (its default).
+ */
+export async function benchAgentRpcMemory(concurrency: number, warmupMs: number, measureMs: number, auth: BenchAuth = 'internal', flow: BenchFlow = 'implicit', recorder = false): Promise<BenchRun> {
   const bus = new MemoryBus();
   const peers = new PeerTable([{ id: 'echo', routes: [{ kind: 'memory' }] }]);
   const { options, label } = benchNodeOptions(auth, flow);
-  const caller = new AgentNode({ id: 'caller', transports: [memoryTransport({ bus })], peers, ...options });
-  const echo = new AgentNode({ id: 'echo', transports: [memoryTransport({ bus })], peers, ...options });
+  const flows = recorder ? { flows: new FlowRecorder({ store: new FlowRecordStore(systemClock), clock: systemClock }) } : {};
+  const caller = new AgentNode({ id: 'caller', transports: [memoryTransport({ bus })], peers, ...options, ...flows });
+  const echo = new AgentNode({ id: 'echo', transports: [memoryTransport({ bus })], peers, ...options, ...flows });
   echo.handle('echo', (input) => input);
   await echo.start();
   await caller.start();
@@ -29,7 +33,7 @@ export async function benchAgentRpcMemory(concurrency: number, warmupMs: number,
   );
   await caller.close();
   await echo.close();
-  return { system: `agent-rpc sync call (memory${label})`, concurrency, figures };
+  return { system: `agent-rpc sync call (memory${label}${recorder ? ', flow recorder' : ''})`, concurrency, figures };
 }
 
 /**

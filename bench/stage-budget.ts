@@ -12,6 +12,7 @@ import { AgentNode, PeerTable } from '../src/index.js';
 import { MemoryBus, memoryTransport } from '../transports/memory/index.js';
 import { BENCH_PAYLOAD } from './payload.js';
 import { benchAuthProvider } from './bench-auth.js';
+import { registerBenchTracing } from './bench-tracing.js';
 
 const ROUNDS = 50_000;
 let sink: unknown;
@@ -103,6 +104,9 @@ function signedAsReceived(signer: ReturnType<typeof hmacAuth>, i: number): { env
 }
 
 async function main(): Promise<void> {
+  // `--tracing`: the OpenTelemetry SDK registered, every call traced (see bench-tracing.ts).
+  const tracing = process.argv.includes('--tracing');
+  if (tracing) await registerBenchTracing();
   const key = new Map([['bench', randomBytes(32)]]);
   const signer = hmacAuth({ keys: key, signingKeyId: 'bench' });
   const verifier = hmacAuth({ keys: key });
@@ -110,6 +114,7 @@ async function main(): Promise<void> {
   const encoded = encodeEnvelope(sample);
   const guard = new RunawayGuard();
   const store = new MemoryIdempotencyStore();
+  const OWNER = { instance: 'bench', life: 'one' };
 
   // Each stage once per envelope; a call carries two envelopes (request, response).
   const stages: Array<[string, number]> = [
@@ -121,7 +126,7 @@ async function main(): Promise<void> {
     ['verify (hmac, other writers: canonicalize)', perOp((i) => signedAsReceived(signer, i), ({ envelope, id }) => verifier.verify!(envelope, { deliveryId: id }))],
     ['guard (receiver admit)', perOp(() => sample, (envelope) => guard.admit(envelope, Date.now()))],
     ['dedupe (claim + complete)', perOp((i) => `k-${i}`, (id) => {
-      store.claim(id, 60_000);
+      store.claim(id, 60_000, OWNER);
       return store.complete(id, undefined, 60_000);
     })],
   ];
@@ -132,7 +137,7 @@ async function main(): Promise<void> {
   // What a call does besides the stages timed above, each twice (request and response):
   // handler dispatch, the pending registry, promises, flow context, metrics.
   const rest = internal - 2 * (timed('decode') + timed('encode') + timed('guard') + timed('dedupe') + transport);
-  console.log(`agent-rpc stage budget, node ${process.version}, ${ROUNDS} rounds each`);
+  console.log(`agent-rpc stage budget, node ${process.version}${tracing ? ', tracing' : ''}, ${ROUNDS} rounds each`);
   console.log('| stage (per envelope) | µs |');
   console.log('|---|---|');
   for (const [name, us] of stages) console.log(`| ${name} | ${us.toFixed(2)} |`);

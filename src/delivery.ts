@@ -13,6 +13,8 @@ export interface DeliveryInit {
   readonly onAck: () => void;
   /** Processing failed: deliver again after `delayMs` (0: at once). */
   readonly onNack: (delayMs: number) => void;
+  /** Deliver again after `delayMs` without counting an attempt (Delivery.defer). Default: onNack. */
+  readonly onDefer?: (delayMs: number) => void;
 }
 
 /**
@@ -38,6 +40,9 @@ export function createDelivery(init: DeliveryInit): Delivery {
     },
     nack: (options) => {
       if (settle()) init.onNack(options?.delayMs ?? 0);
+    },
+    defer: (delayMs) => {
+      if (settle()) (init.onDefer ?? init.onNack)(delayMs);
     },
   };
 }

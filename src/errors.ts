@@ -6,7 +6,7 @@
 
 export const RPC_ERROR_CODES = {
   EAGENTRPC_TIMEOUT: { retriable: true, summary: 'No final response arrived before the deadline.' },
-  EAGENTRPC_ABANDONED: { retriable: true, summary: 'The caller stopped waiting: its node closed or the call was cancelled.' },
+  EAGENTRPC_ABANDONED: { retriable: true, summary: 'The caller stopped waiting: its node closed, the call was cancelled, or its transport connection stayed lost.' },
   EAGENTRPC_BUSY: { retriable: true, summary: 'A capacity limit was reached (pending registry, transport backlog); nothing was sent.' },
   EAGENTRPC_NO_PEER: { retriable: false, summary: 'The peer table has no entry for the target agent.' },
   EAGENTRPC_NO_TRANSPORT: { retriable: false, summary: "The peer's transport kind is not loaded on this node." },
@@ -27,6 +27,7 @@ export const RPC_ERROR_CODES = {
   EAGENTRPC_REMOTE_AGENT_FAILED: { retriable: false, summary: 'The remote agent ran and failed; the message is its own, details carry the session id.' },
   EAGENTRPC_REMOTE_EXECUTION_NOT_SUPPORTED: { retriable: false, summary: 'A component of the context (a local file store, local tracing) cannot leave this process; nothing was sent.' },
   EAGENTRPC_CREDENTIAL_INVALID: { retriable: false, summary: 'A stored credential failed authenticated decryption: tampered, moved to another record, or sealed with another key.' },
+  EAGENTRPC_REMOTE_NODE_UNREADABLE: { retriable: false, summary: 'An entry of the remote node store is not a node record (edited by hand or damaged); it is skipped and reported.' },
   EAGENTRPC_MISSING_PACKAGE: { retriable: false, summary: 'An optional package the configured component needs is not installed.' },
   EAGENTRPC_CONNECT_FAILED: { retriable: true, summary: 'The transport could not reach its broker (connect timeout or client retries exhausted); the message names the servers and the last error.' },
   EAGENTRPC_TRANSPORT_CLOSED: { retriable: true, summary: 'The transport was closed before or while the operation ran.' },
@@ -42,6 +43,9 @@ export const RPC_ERROR_CODES = {
   EAGENTRPC_BROKER_SETUP_FAILED: { retriable: true, summary: 'The broker refused or failed to set up what a topic needs (a JetStream stream, a Kafka topic); details name the topic.' },
   EAGENTRPC_WORKFLOW_STEP_FAILED: { retriable: false, summary: 'A workflow run failed because a step failed; details name the step and the code of its error.' },
   EAGENTRPC_WORKFLOW_STEP_TIMEOUT: { retriable: true, summary: "A workflow step did not finish within its timeout_sec and was aborted; details name the step and the timeout." },
+  EAGENTRPC_PEER_FAILED: { retriable: false, summary: "An A2A peer's task failed, was rejected or was canceled by the peer; details carry the task id and its state." },
+  EAGENTRPC_PEER_CARD_INVALID: { retriable: true, summary: "An A2A peer's agent card could not be fetched or read, or offers no interface this node speaks; details carry the card URL." },
+  EAGENTRPC_PEER_INPUT_REQUIRED: { retriable: false, summary: 'An A2A peer asked for more input (or authorization) in the middle of a task; the task was canceled; details carry its question.' },
 } as const satisfies Record<string, { retriable: boolean; summary: string }>;
 
 export type RpcErrorCode = keyof typeof RPC_ERROR_CODES;

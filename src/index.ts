@@ -39,6 +39,7 @@ export { TRACEPARENT_HEADER, parseTraceparent, childTraceparent } from './rpc/tr
 
 export { RpcError, RPC_ERROR_CODES, toRpcError, type RpcErrorCode, type WireError } from './errors.js';
 export type {
+  ConnectionState,
   Delivery,
   DeliveryCoordinates,
   DeliveryHandler,
@@ -71,6 +72,9 @@ export {
 
 export { internalAuth } from './auth/internal-provider.js';
 export { hmacAuth, SIGNED_AT_HEADER, type HmacAuthOptions } from './auth/hmac-provider.js';
+export type { ReplayCheck, SharedReplayStore } from './auth/replay-guard.js';
+export { RedisReplayStore, type RedisReplayStoreOptions } from './auth/redis-replay-store.js';
+export { replayStoreErrorReporter } from './auth/replay-memory.js';
 export { oidcAuth, type OidcAuthOptions } from './auth/oidc-provider.js';
 export { oauth2ClientAuth, type OAuth2ClientAuthOptions } from './auth/oauth2-client-provider.js';
 export { JWT_ALGORITHMS, type JwtVerifyOptions } from './auth/jwt-verifier.js';
@@ -83,7 +87,7 @@ export { noAudit, FileAuditLog, AUDIT_FSYNC_POLICIES, type AuditFsyncPolicy, typ
 export { DLQ_KINDS, type DlqKind, type DlqRecord, type DlqSink, type DlqFilter } from './dlq/record.js';
 export { MemoryDlqSink } from './dlq/memory-sink.js';
 export { JsonlDlqSink, type JsonlDlqSinkOptions } from './dlq/jsonl-file-sink.js';
-export type { IdempotencyStore, ClaimResult, StoredReply } from './idempotency/store.js';
+export type { IdempotencyStore, ClaimOwner, ClaimResult, StoredReply } from './idempotency/store.js';
 export { MemoryIdempotencyStore, type MemoryIdempotencyStoreOptions } from './idempotency/memory-store.js';
 export { SqliteIdempotencyStore, type SqliteIdempotencyStoreOptions } from './idempotency/sqlite-store.js';
 export { DEDUPE_STRATEGIES, type DedupeOptions, type DedupeStrategy } from './idempotency/dedupe.js';
@@ -92,6 +96,10 @@ export type { FlowStore } from './guard/flow-store.js';
 export { RedisFlowStore } from './guard/redis-flow-store.js';
 export { silentLogger, type Logger, type LogLevel } from './observability/logger.js';
 export { noMetrics, type RpcMetrics } from './observability/metrics.js';
+export { noFlows, type FlowObserver, type FlowCallIdentity } from './observability/flow-observer.js';
+export { FlowRecorder, type FlowRecorderOptions } from './flows/flow-recorder.js';
+export { FlowRecordStore, DEFAULT_RETENTION as DEFAULT_FLOW_RETENTION, type FlowRetention, type StoredFlow } from './flows/flow-record-store.js';
+export type { FlowCall, CallerSide, HandlerSide, FlowUsage, DisplayStatus } from './flows/flow-record.js';
 export { PrometheusMetrics } from './observability/prometheus-metrics.js';
 export { createPinoLogger, REDACTED_LOG_PATHS } from './observability/pino-logger.js';
 export { systemClock, type Clock } from './clock.js';

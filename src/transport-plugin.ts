@@ -24,6 +24,8 @@ export interface TransportPluginContext {
   readonly shared: Map<string, unknown>;
   /** The agent's remote nodes (agent.yaml `remoteNodes` and the node store), for transports that call them. */
   readonly remoteNodes?: RemoteNodeResolver;
+  /** The routes of rpc-peers.yaml, every kind: a plug-in whose routes carry per-peer settings (a2a's token) picks its own. */
+  readonly peerRoutes?: ReadonlyArray<{ readonly kind: string } & Readonly<Record<string, unknown>>>;
 }
 
 // A list of plug-ins mixes config types; each plug-in is typed where it is defined.
@@ -37,6 +39,12 @@ export interface TransportPlugin<Config = any, Route = any> {
   readonly configSchema: z.ZodType<Config>;
   /** The fields of an rpc-peers.yaml route besides `kind` (a strict object). */
   readonly routeSchema: z.ZodType<Route>;
+  /**
+   * What list-form entries (the design documents' capabilities.yaml `transports: [{kind, ...}]`
+   * and rpc-peers.yaml routes) call this kind's topics: `topics` (Kafka), `subjects` (NATS),
+   * holding `{requests, responses}`. Unset: the kind has no topics in those entries.
+   */
+  readonly topicsField?: string;
   /** Created for every agent of a daemon even without a config section (with an empty config). */
   readonly implicit?: boolean;
   create(config: Config, context: TransportPluginContext): Promise<RpcTransport>;

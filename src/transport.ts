@@ -30,6 +30,8 @@ export interface OutboundMessage {
   readonly messageId?: string;
   /** The topic is ephemeral (see SubscribeOptions.ephemeral): create no durable storage for it. */
   readonly ephemeral?: boolean;
+  /** Past this time (ms since the epoch; the envelope's deadline) nobody waits for it: brokers with message expiry may discard it. */
+  readonly expiresAt?: number;
 }
 
 /** Where a delivery came from: kept in DLQ records and logs. */
@@ -59,6 +61,13 @@ export interface Delivery {
    * supports redelivery (`traits.redelivery`). Idempotent; ack after nack is ignored.
    */
   nack(options?: { delayMs?: number }): void;
+  /**
+   * Another run of this message is under way (its dedupe claim is held): hand it over
+   * again after `delayMs` **without counting an attempt** — `attempt` stays the same and a
+   * broker with a delivery limit (JetStream max_deliver) does not count a delivery. Settles
+   * the delivery like nack. A transport that cannot redeliver uncounted treats it as nack.
+   */
+  defer(delayMs: number): void;
 }
 
 /**
@@ -98,6 +107,19 @@ export interface TransportTraits {
   readonly retainsUnconsumed: boolean;
   /** `subscribe` consumes what other processes publish (false for request/response adapters). */
   readonly remoteSubscribe: boolean;
+  /**
+   * Subscribers without a group each get every message. Absent means true; `false` for a
+   * queue that only hands each message to one consumer (SQS without SNS in front).
+   */
+  readonly fanOut?: boolean;
+  /**
+   * A gateway to peers that do not speak the envelope (A2A): the responses it hands to this
+   * node's reply subscriptions are made by the transport itself, in this process, from the
+   * peer's answer over a connection the transport authenticated. The inbox accepts those
+   * responses without the auth provider's check (there is no signature a foreign peer could
+   * have made); they still settle only a call this node is waiting for.
+   */
+  readonly gateway?: boolean;
 }
 
 export interface RpcTransport {
@@ -128,7 +150,17 @@ export interface RpcTransport {
   onUndeliverable?(listener: (failure: UndeliverableMessage) => void): void;
   /** Request/response adapters only: the caller stopped waiting for this request; stop (and cancel remotely) what runs for it. */
   abandon?(requestMessageId: string): void;
+  /**
+   * Transports with a connection that can drop (brokers): the node registers here to hear
+   * when it is lost and when it is back. Calls waiting on a connection that stays lost past
+   * the node's grace are settled as abandoned instead of waiting for their deadline. A
+   * transport without it is taken to be always connected.
+   */
+  onConnectionState?(listener: (state: ConnectionState) => void): void;
 }
+
+/** `lost`: the transport cannot currently carry messages (reconnecting); `connected`: it can again. */
+export type ConnectionState = 'connected' | 'lost';
 
 export interface UndeliverableMessage {
   readonly topic: string;

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AuditLog } from '../audit/audit-log.js';
-import { encodeFlowState, FLOW_HEADER } from '../guard/flow-state.js';
+import { flowOfRequest } from '../remote-nodes/session-flow.js';
 import type { RpcMetrics } from '../observability/metrics.js';
 import type { Handler, HandlerContext } from '../rpc/handler.js';
 import { runAgentLoop, type AgentLoopResult } from './agent-loop.js';
@@ -99,7 +99,7 @@ export function modelAgentRunner(options: AgentHandlerOptions): (messages: reado
         logger,
         signal: ctx.signal,
         correlationId: ctx.correlationId,
-        flow: { correlationId: ctx.correlationId, causedBy: ctx.envelope.messageId, state: ctx.envelope.headers?.[FLOW_HEADER] ?? encodeFlowState({ startedAt: Date.now(), chain: [agentId], calls: 0, recent: [] }) },
+        flow: flowOfRequest(ctx.envelope, agentId),
         workDir,
         requestApproval: (prompt) => ctx.requestApproval(prompt),
       },
@@ -111,6 +111,7 @@ export function modelAgentRunner(options: AgentHandlerOptions): (messages: reado
       checkBudget: () => ctx.checkFlowBudget(),
       logger,
       metrics: options.metrics,
+      ...(ctx.tracing ? { trace: { tracing: ctx.tracing, request: ctx.envelope } } : {}),
       ...(execution ? { onMessage: (message: ModelMessage) => recordAdded(execution, message) } : {}),
     });
   };

@@ -1,6 +1,8 @@
 import { RpcError, toRpcError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { RpcMetrics } from '../observability/metrics.js';
+import type { RpcTracing } from '../observability/tracing/rpc-tracing.js';
+import type { AgentRpcEnvelope } from '../envelope/index.js';
 import type { Usage } from '../rpc/flow-usage.js';
 import { costUsd } from './models/pricing.js';
 import type { ModelClient, ModelMessage, ModelReply, ModelTool, ModelToolCall } from './models/model-client.js';
@@ -30,6 +32,8 @@ export interface AgentLoopOptions {
   readonly checkBudget: () => RpcError | undefined;
   readonly logger: Logger;
   readonly metrics: RpcMetrics;
+  /** Spans of the model requests and tool calls, under the span of the request being handled. */
+  readonly trace?: { readonly tracing: RpcTracing; readonly request: AgentRpcEnvelope };
   /** Hears every message the loop adds to the conversation (a remote execution's delta). */
   readonly onMessage?: (message: ModelMessage) => void;
 }
@@ -70,12 +74,17 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     if (overBudget) throw fail(overBudget, iteration - 1);
     logger.info({ model: model.id, iteration, maxIterations: options.maxIterations, messages: transcript.length, tools: modelTools.length }, `model request ${iteration}/${options.maxIterations}`);
     let reply: ModelReply;
+    const trace = options.trace;
+    const span = trace?.tracing.startModelRequest(trace.request, model.id, model.provider, model.model);
     try {
       reply = await model.complete({ system: options.system, messages: transcript, tools: modelTools, ...(options.output ? { outputSchema: options.output.schema } : {}), signal });
     } catch (error) {
-      throw fail(toRpcError(signal.aborted ? signal.reason : error), iteration - 1);
+      const failure = toRpcError(signal.aborted ? signal.reason : error);
+      if (span) trace?.tracing.endModelRequest(span, undefined, 0, undefined, failure);
+      throw fail(failure, iteration - 1);
     }
-    report(options, reply);
+    const cost = report(options, reply);
+    if (span) trace?.tracing.endModelRequest(span, reply.usage, cost, reply.stopReason);
     const text = masker.mask(reply.text);
     logger.info({ model: model.id, iteration, toolCalls: reply.toolCalls.map((call) => call.name), stopReason: reply.stopReason, answer: summarize(text) }, 'model answered');
     const calls = reply.toolCalls.map((call): ModelToolCall => ({ ...call, arguments: maskArguments(call.arguments, masker) }));
@@ -97,7 +106,8 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
   throw fail(new RpcError('EAGENTRPC_AGENT_MAX_ITERATIONS', `no final answer after ${options.maxIterations} model requests (max_iterations)`, { details: { maxIterations: options.maxIterations } }), options.maxIterations);
 }
 
-function report(options: AgentLoopOptions, reply: ModelReply): void {
+/** Counts the request's tokens and cost, and returns the cost in USD. */
+function report(options: AgentLoopOptions, reply: ModelReply): number {
   const { model, metrics } = options;
   const cost = costUsd(reply.usage, options.pricing);
   metrics.modelTokens?.(model.id, 'input', reply.usage.inputTokens);
@@ -105,6 +115,7 @@ function report(options: AgentLoopOptions, reply: ModelReply): void {
   if (reply.usage.cachedInputTokens > 0) metrics.modelTokens?.(model.id, 'cached', reply.usage.cachedInputTokens);
   if (cost > 0) metrics.modelCost?.(model.id, cost);
   options.reportUsage({ ...reply.usage, costUsd: cost, modelRequests: 1 });
+  return cost;
 }
 
 async function runTool(options: AgentLoopOptions, tool: Tool | undefined, call: ModelToolCall): Promise<ToolResult> {
@@ -112,6 +123,7 @@ async function runTool(options: AgentLoopOptions, tool: Tool | undefined, call: 
   const argumentsText = JSON.stringify(call.arguments) ?? 'null';
   logger.info({ tool: call.name, toolCallId: call.id, arguments: summarize(argumentsText) }, `tool call ${call.name}`);
   let result: ToolResult;
+  const trace = options.trace?.tracing.startToolCall(options.trace.request, call.name, call.id);
   if (!tool) {
     result = { isError: true, output: `Unknown tool ${call.name}. Available tools: ${[...options.tools.map((t) => t.name)].join(', ') || '(none)'}` };
   } else {
@@ -121,6 +133,7 @@ async function runTool(options: AgentLoopOptions, tool: Tool | undefined, call: 
       result = { isError: true, output: `${call.name} failed: ${toRpcError(error).message}` };
     }
   }
+  trace?.end(result.isError === true);
   const output = masker.mask(result.output);
   const outcome = result.isError ? 'error' : 'ok';
   options.metrics.toolCalled?.(call.name, outcome);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { RemoteNodeResolver } from '../remote-nodes/remote-node.js';
 import type { RemoteSessionRunner } from '../remote-nodes/remote-session-client.js';
 import { listRemoteNodesTool, LIST_REMOTE_NODES } from './list-remote-nodes-tool.js';
-import { remoteAgentTool, REMOTE_AGENT } from './remote-agent-tool.js';
+import { eligibleRemoteNodes, remoteAgentTool, REMOTE_AGENT } from './remote-agent-tool.js';
 import type { Tool } from './tool.js';
 
 /** agent.yaml `tools.policy`: tool name → enabled. Tools that reach other nodes are off unless turned on. */
@@ -29,7 +29,7 @@ export async function buildAgentTools(options: AgentToolsOptions): Promise<Tool[
   if (options.delegated) return tools;
   const wanted = (name: string): boolean => options.policy[name] === true;
   if (!wanted(REMOTE_AGENT) && !wanted(LIST_REMOTE_NODES)) return tools;
-  const eligible = (await options.resolver.list()).filter((node) => node.authType === 'token');
+  const eligible = await eligibleRemoteNodes(options.resolver);
   if (eligible.length === 0) return tools;
   if (wanted(REMOTE_AGENT)) {
     const runner = options.runner ?? (await import('../remote-nodes/remote-session-client.js')).runRemoteSession;

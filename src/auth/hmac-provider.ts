@@ -1,10 +1,12 @@
 import { timingSafeEqual } from 'node:crypto';
 import { canonicalSigningText, type AgentRpcEnvelope } from '../envelope/index.js';
 import { systemClock, type Clock } from '../clock.js';
+import type { MaybePromise } from '../maybe-promise.js';
 import type { AuthProvider, AuthVerdict, VerifyContext } from './provider.js';
 import { KeyedHmacSha256 } from './keyed-hmac.js';
 import { deny } from './reasons.js';
-import { ReplayGuard } from './replay-guard.js';
+import type { ReplayCheck, SharedReplayStore } from './replay-guard.js';
+import { ReplayMemory } from './replay-memory.js';
 
 /** Header carrying the signing time (ms since epoch); covered by the signature. */
 export const SIGNED_AT_HEADER = 'agent-rpc-signed-at';
@@ -21,6 +23,14 @@ export interface HmacAuthOptions {
   readonly windowMs?: number;
   /** Most accepted envelopes remembered for replay detection. Default 1,000,000. */
   readonly maxReplayEntries?: number;
+  /**
+   * Replay memory shared with the agent's other replicas (RedisReplayStore), so a replay
+   * sent to another replica within the window is `replayed` too. This process's own memory
+   * answers first and is the fallback when the store fails (fail open).
+   */
+  readonly replayStore?: SharedReplayStore;
+  /** Hears each time the shared store failed or was slow and an envelope was judged on local memory only. */
+  readonly onReplayStoreError?: (error: unknown) => void;
   readonly clock?: Clock;
 }
 
@@ -37,7 +47,7 @@ export function hmacAuth(options: HmacAuthOptions): AuthProvider {
   const windowMs = options.windowMs ?? 300_000;
   if (!Number.isInteger(windowMs) || windowMs < 1000) throw new RangeError('hmacAuth: windowMs must be an integer of at least 1000');
   const clock = options.clock ?? systemClock;
-  const replays = new ReplayGuard(options.maxReplayEntries ?? 1_000_000);
+  const replays = new ReplayMemory(options.maxReplayEntries ?? 1_000_000, options.replayStore, options.onReplayStoreError);
   const signingKeyId = options.signingKeyId;
   const signingKey = signingKeyId === undefined ? undefined : keys.get(signingKeyId);
 
@@ -55,7 +65,7 @@ export function hmacAuth(options: HmacAuthOptions): AuthProvider {
       stamped.auth = { keyId: signingKeyId, kind: 'hmac', signature };
       return stamped;
     },
-    verify(envelope: AgentRpcEnvelope, context: VerifyContext): AuthVerdict {
+    verify(envelope: AgentRpcEnvelope, context: VerifyContext): MaybePromise<AuthVerdict> {
       const auth = envelope.auth;
       if (auth === undefined) return deny('missing-auth', 'this agent requires hmac-signed envelopes');
       if (auth.kind !== 'hmac') return deny('wrong-kind', `this agent requires hmac, the envelope carries ${auth.kind}`);
@@ -80,8 +90,9 @@ export function hmacAuth(options: HmacAuthOptions): AuthProvider {
         return deny('stale', `signed ${Math.round((now - signedAt) / 1000)} s from now, outside the ${windowMs / 1000} s window`);
       }
       const seen = replays.check(`${envelope.messageId}|${signedAt}`, context.deliveryId, signedAt + windowMs, now);
-      if (seen === 'replayed') return deny('replayed', `message ${envelope.messageId} signed at ${signedAt} was already accepted`);
-      return { ok: true, subject: `hmac:${auth.keyId}` };
+      // No closure on the common path: only a shared store's answer waits.
+      if (typeof seen === 'string') return replayVerdict(seen, envelope.messageId, signedAt, auth.keyId);
+      return seen.then((shared) => replayVerdict(shared, envelope.messageId, signedAt, auth.keyId));
     },
   };
 }
@@ -105,4 +116,8 @@ function checkKeys(options: HmacAuthOptions): ReadonlyMap<string, Uint8Array> {
     throw new TypeError(`hmacAuth: signingKeyId ${JSON.stringify(options.signingKeyId)} is not in keys`);
   }
   return options.keys;
+}
+
+function replayVerdict(seen: ReplayCheck, messageId: string, signedAt: number, keyId: string): AuthVerdict {
+  return seen === 'replayed' ? deny('replayed', `message ${messageId} signed at ${signedAt} was already accepted`) : { ok: true, subject: `hmac:${keyId}` };
 }

@@ -9,6 +9,16 @@
  */
 export type ReplayCheck = 'fresh' | 'redelivery' | 'replayed';
 
+/**
+ * Replay memory shared by the replicas of an agent (e.g. RedisReplayStore): the same check
+ * as ReplayGuard's, answered for every process at once. A failing store is bypassed (the
+ * provider falls back to its own process's memory), so `check` may reject.
+ */
+export interface SharedReplayStore {
+  check(key: string, deliveryId: string, expiresAt: number, now: number): Promise<ReplayCheck>;
+  close(): Promise<void>;
+}
+
 interface Seen {
   readonly deliveryId: string;
   readonly expiresAt: number;

@@ -106,6 +106,7 @@ async function fromConfig(config: AgentConfig, dir: string, secrets: SecretResol
       resolveSecret: (ref: string) => secrets.resolve(ref, dir),
       shared: new Map<string, unknown>(),
       remoteNodes: remote.resolver,
+      peerRoutes: config.peers?.value.peers.flatMap((peer) => peer.transports) ?? [],
     };
     transports.push(...(await transportsFromConfig(config.capabilities.value.transports, config.transportPlugins, context)));
   }

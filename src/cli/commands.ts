@@ -2,6 +2,7 @@ import { auditListCommand, auditVerifyCommand } from './audit-command.js';
 import { callCommand } from './call-command.js';
 import { codegenCommand } from './codegen-command.js';
 import type { CliCommand } from './command.js';
+import { flowCommand } from './flow-command.js';
 import { dlqListCommand, dlqRequeueCommand, dlqShowCommand } from './dlq-command.js';
 import { rpcCapabilitiesCommand, rpcPeersCommand } from './rpc-command.js';
 import { runCommand } from './run-command.js';
@@ -11,6 +12,7 @@ import { serveCommand } from './serve-command.js';
 export const COMMANDS: readonly CliCommand[] = [
   serveCommand,
   callCommand,
+  flowCommand,
   runCommand,
   codegenCommand,
   rpcPeersCommand,

@@ -1,6 +1,6 @@
 import { loadAgentConfig } from '../config/agent-config.js';
 import { routeRequestsTopic } from '../config/peers-file.js';
-import { PING_CAPABILITY } from '../rpc/builtin-capabilities.js';
+import { CAPABILITIES_CAPABILITY, PING_CAPABILITY } from '../rpc/builtin-capabilities.js';
 import { parseCommandArgs } from './args.js';
 import { configDir, withCliNode } from './cli-node.js';
 import { EXIT, type CliCommand } from './command.js';
@@ -45,11 +45,16 @@ export const rpcPeersCommand: CliCommand = {
 
 export const rpcCapabilitiesCommand: CliCommand = {
   path: ['rpc', 'capabilities'],
-  summary: "print this agent's capabilities",
-  usage: `agent-rpc rpc capabilities [--json] [--config <dir>]`,
+  summary: "print this agent's capabilities, or a peer's (--peer)",
+  usage: `agent-rpc rpc capabilities [--peer <id>] [--timeout <ms>] [--json] [--config <dir>]
+
+  --peer     ask that peer of rpc-peers.yaml for what it publishes ($capabilities): an
+             agent-rpc agent's capabilities, an A2A agent's skills from its card`,
   async run(args, io) {
-    const { values } = parseCommandArgs(args, { json: { type: 'boolean' }, config: { type: 'string' } });
-    const config = await loadAgentConfig(configDir(values.config, io), io.transports, io.env);
+    const { values } = parseCommandArgs(args, { peer: { type: 'string' }, timeout: { type: 'string' }, json: { type: 'boolean' }, config: { type: 'string' } });
+    const dir = configDir(values.config, io);
+    if (values.peer !== undefined) return printPeerCapabilities(dir, values.peer, values.timeout === undefined ? 5000 : Number(values.timeout), values.json === true, io);
+    const config = await loadAgentConfig(dir, io.transports, io.env);
     for (const capability of config.capabilities.value.capabilities) {
       if (values.json) io.out(JSON.stringify(capability));
       else io.out(`${capability.name}  timeout=${capability.timeoutMs ?? 'default'}ms  idempotent=${capability.idempotent}  ${capability.description}`.trimEnd());
@@ -57,3 +62,18 @@ export const rpcCapabilitiesCommand: CliCommand = {
     return EXIT.ok;
   },
 };
+
+type Published = { name: string; description?: string; inputSchema?: unknown };
+
+async function printPeerCapabilities(dir: string, peer: string, timeoutMs: number, json: boolean, io: Parameters<CliCommand['run']>[1]): Promise<number> {
+  const result = await withCliNode(dir, io, [peer], (node) => node.requestAgent<{ capabilities?: Published[] }>({ to: peer, capability: CAPABILITIES_CAPABILITY, payload: null, timeoutMs }));
+  if (result.status !== 'ok' || !Array.isArray(result.response?.capabilities)) {
+    io.err(`${peer} did not publish its capabilities: ${result.error?.code ?? 'no capability list'}: ${result.error?.message ?? ''}`.trimEnd());
+    return EXIT.problem;
+  }
+  for (const capability of result.response.capabilities) {
+    if (json) io.out(JSON.stringify(capability));
+    else io.out(`${capability.name}  ${capability.description ?? ''}`.trimEnd());
+  }
+  return EXIT.ok;
+}

@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import { startDaemon, serveUntilSignalled } from '../runtime/daemon.js';
 import { parseCommandArgs } from './args.js';
 import type { CliCommand } from './command.js';
 
@@ -18,6 +17,9 @@ export const serveCommand: CliCommand = {
   async run(args, io) {
     const { values } = parseCommandArgs(args, { config: { type: 'string', multiple: true } });
     const dirs = (values.config ?? [io.env['AGENT_RPC_CONFIG'] ?? '.']).map((dir) => resolve(dir));
+    // Loaded here, not with the command list: the daemon brings the A2A SDK, the flow pages
+    // and the session API, which no other command needs, into every CLI start.
+    const { startDaemon, serveUntilSignalled } = await import('../runtime/daemon.js');
     const daemon = await startDaemon(dirs, io.transports, { env: io.env });
     return serveUntilSignalled(daemon);
   },

@@ -3,9 +3,9 @@ import { join, resolve } from 'node:path';
 import { agentFileSchema, type AgentFile } from './agent-file.js';
 import { capabilitiesFileSchema, type CapabilitiesFile } from './capabilities-file.js';
 import { checkPeerRoutes } from './check-peer-routes.js';
-import { ConfigError } from './config-error.js';
 import { resolveModelId } from '../agent/models/models-config.js';
-import { eventSourcesFileSchema, type EventSourcesFile } from './event-sources-file.js';
+import { eventSourcesFileSchema, sourcePath, type EventSourcesFile } from './event-sources-file.js';
+import { ConfigError, fieldPath } from './config-error.js';
 import { inboxSettingsOf, type InboxSettings } from './inbox-settings.js';
 import { loadYamlFile, type LoadedYaml } from './load-yaml.js';
 import { peersFileSchema, type PeersFile } from './peers-file.js';
@@ -71,6 +71,10 @@ function checkModelOf(agent: LoadedYaml<AgentFile>, capability: string, model: s
 }
 
 function checkAcrossFiles(agent: LoadedYaml<AgentFile>, capabilities: LoadedYaml<CapabilitiesFile>, eventSources: LoadedYaml<EventSourcesFile> | undefined): void {
+  const declared = capabilities.value.agent;
+  if (declared !== undefined && declared.replace(/^agent:\/\//, '') !== agent.value.agent.id) {
+    throw new ConfigError(capabilities.file, capabilities.lineOf(['agent']), 'agent', `is ${declared}, but agent.yaml declares agent ${agent.value.agent.id}`);
+  }
   const names = new Set<string>();
   capabilities.value.capabilities.forEach((capability, index) => {
     if (names.has(capability.name)) {
@@ -84,14 +88,20 @@ function checkAcrossFiles(agent: LoadedYaml<AgentFile>, capabilities: LoadedYaml
     }
     if (typeof handler !== 'string' && handler.type === 'agent') checkModelOf(agent, capability, handler.agent.model);
   }
+  const auth = agent.value.rpc?.auth;
+  if (auth?.required === 'hmac' && auth.replay?.store === 'redis' && agent.value.guard?.store === undefined) {
+    const path = ['rpc', 'auth', 'replay', 'store'];
+    throw new ConfigError(agent.file, agent.lineOf(path), path.join('.'), 'redis needs guard.store (kind: redis): the replay memory uses the same Redis');
+  }
   const sourceIds = new Set<string>();
   eventSources?.value.sources.forEach((source, index) => {
+    const at = (field: string): PropertyKey[] => [...sourcePath(eventSources.value, index), field];
     if (sourceIds.has(source.id)) {
-      throw new ConfigError(eventSources.file, eventSources.lineOf(['sources', index, 'id']), `sources[${index}].id`, `${source.id} is listed twice`);
+      throw new ConfigError(eventSources.file, eventSources.lineOf(at('id')), fieldPath(at('id')), `${source.id} is listed twice`);
     }
     sourceIds.add(source.id);
     if (source.agentId !== agent.value.agent.id) {
-      throw new ConfigError(eventSources.file, eventSources.lineOf(['sources', index, 'agentId']), `sources[${index}].agentId`, `is ${source.agentId}, but agent.yaml declares agent ${agent.value.agent.id}`);
+      throw new ConfigError(eventSources.file, eventSources.lineOf(at('agentId')), fieldPath(at('agentId')), `is ${source.agentId}, but agent.yaml declares agent ${agent.value.agent.id}`);
     }
   });
 }

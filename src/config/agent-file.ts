@@ -3,9 +3,11 @@ import { toolPolicySchema } from '../agent/agent-tools.js';
 import { agentHandlerSchema } from '../agent/agent-handler-config.js';
 import { modelsConfigSchema } from '../agent/models/models-config.js';
 import { ROLES } from '../server/roles.js';
+import { tracingConfigSchema } from './tracing-config.js';
 import { alias } from './aliases.js';
 import { receiverAuthSchema } from './auth-config.js';
 import { inboxLimitFields } from './inbox-fields.js';
+import { flowsConfigSchema } from './flows-config.js';
 import { remoteNodesConfigSchema, remoteNodeStoreConfigSchema } from './remote-nodes-config.js';
 
 /** agent.yaml `handlers.<capability>` with `type: workflow`: the capability runs a workflow file (docs/workflows.md). */
@@ -31,7 +33,9 @@ export const agentFileSchema = z.strictObject({
         .string()
         .regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 characters of [A-Za-z0-9_-]')
         .optional()
-        .describe('Stable per replica (e.g. the pod name): replies to this replica\'s calls come back to it. Default: random per start.'),
+        .describe(
+          "Stable per replica (e.g. the pod name): replies to this replica's calls come back to it, and after a crash its restart takes over the dedupe claims it left. Default: random per start for replies; for claims `<id>@<hostname>:<dataDir>`.",
+        ),
     })
     .describe('Who the agent is.'),
   tools: z
@@ -80,6 +84,11 @@ export const agentFileSchema = z.strictObject({
       maxDepth: z.int().min(1).optional().describe('Deepest JSON nesting accepted in an envelope. Default 64.'),
       maxDeliveryAttempts: z.int().min(1).optional().describe('Deliveries of one message before a retriable handler failure is final. Default 3.'),
       retryDelayMs: z.int().min(1).optional().describe('First redelivery delay; doubles per attempt, capped at 30 s. Default 100.'),
+      connectionLossGraceMs: z
+        .int()
+        .min(1)
+        .optional()
+        .describe("Fail fast on a lost transport connection: once it has been lost this long, the calls waiting on it end as EAGENTRPC_ABANDONED (connection-lost) and new calls on it are refused until it is back. Default: unset, calls wait through an outage until their deadlines (ending as abandoned, connection-lost, if it is still lost then)."),
       drainTimeoutMs: z.int().min(1).optional().describe('How long a shutdown waits for running handlers. Default 10,000.'),
     })
     .optional()
@@ -108,6 +117,7 @@ export const agentFileSchema = z.strictObject({
     })
     .optional()
     .describe('Runaway-guard limits (docs/guard.md).'),
+  tracing: tracingConfigSchema.optional().describe("OpenTelemetry spans of `agent-rpc serve` (docs/observability.md); only the first agent's block of a process counts."),
   log: z
     .strictObject({ level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info').describe('The lowest level logged.') })
     .optional()
@@ -116,9 +126,14 @@ export const agentFileSchema = z.strictObject({
     .strictObject({
       port: portSchema.default(9464).describe('Port of /healthz, /readyz, /metrics and /api/v1 (0: any free port).'),
       host: z.string().default('127.0.0.1').describe('Address the HTTP server binds to.'),
+      publicUrl: z
+        .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+        .optional()
+        .describe('How clients reach this server (behind a proxy, another host name); A2A Agent Cards name their endpoints under it. Default `http://<host>:<port>`.'),
     })
     .optional()
     .describe("The process's HTTP server; only the first agent's block of a process counts."),
+  flows: flowsConfigSchema.optional().describe("The flow pages (/flows) and the fleet's flows topic (docs/observability.md); only the first agent's `record`, `view`, `retain` and `sampleRatio` count."),
   api: z
     .strictObject({
       tokens: z
@@ -155,6 +170,13 @@ export const agentFileSchema = z.strictObject({
     })
     .optional()
     .describe("The remote execution protocol's /execute endpoints (docs/remote-execution.md); only the first agent's block of a process counts."),
+  a2a: z
+    .strictObject({
+      timeoutMs: alias(z.int().min(1).default(5 * 60_000).describe("Deadline of the request an A2A task makes, unless the client's `metadata.deadline` is sooner. Default 5 minutes."), 'timeout_ms'),
+      tasksPerUser: alias(z.int().min(1).default(1000).describe('Tasks kept readable per user: at least this many of the newest, at most twice as many. Default 1,000.'), 'tasks_per_user'),
+    })
+    .optional()
+    .describe('This agent served as an A2A agent (docs/a2a.md).'),
   remoteNodes: alias(remoteNodesConfigSchema.optional().describe("Other nodes' session APIs this agent may call (docs/remote-nodes.md)."), 'remote_nodes'),
   remoteNodeStore: alias(
     remoteNodeStoreConfigSchema.optional().describe('Enables the node store managed over /api/v1/remote-nodes; its credentials are encrypted with this key.'),

@@ -4,8 +4,8 @@ import { ConfigError, fieldPath } from './config-error.js';
 
 /**
  * Config field names are camelCase. A few files written for the design documents (RFC 027's
- * `remote_nodes`, `auth_token`, ...) use snake_case: those names are accepted as aliases of
- * the camelCase field. An alias is declared on the field's schema, so the schema stays the
+ * `remote_nodes`, `auth_token`, ...) use snake_case, or another name (a peer's `agent` for
+ * `id`): those names are accepted as aliases of the field. An alias is declared on the field's schema, so the schema stays the
  * one description of the file (the generated config reference lists aliases too):
  *
  *     maxPerUser: alias(z.int().min(1).default(100), 'max_per_user')

@@ -39,7 +39,20 @@ export type PeerAuthConfig = z.infer<typeof peerAuthSchema>;
 
 export const receiverAuthSchema = z.discriminatedUnion('required', [
   z.strictObject({ required: z.literal('internal') }),
-  z.strictObject({ required: z.literal('hmac'), signingKeyId: z.string().min(1).optional().describe('The key this agent signs its own envelopes with. Without it the agent only verifies.'), ...hmac }),
+  z.strictObject({
+    required: z.literal('hmac'),
+    signingKeyId: z.string().min(1).optional().describe('The key this agent signs its own envelopes with. Without it the agent only verifies.'),
+    ...hmac,
+    replay: z
+      .strictObject({
+        store: z
+          .enum(['memory', 'redis'])
+          .describe("`memory`: each process remembers what it accepted. `redis`: the agent's replicas share it, in the Redis of `guard.store` (which must be set)."),
+        keyPrefix: z.string().min(1).optional().describe('Prefix of every replay key in Redis. Default `agent-rpc:replay:`.'),
+      })
+      .optional()
+      .describe('Where accepted envelopes are remembered until the window has passed, so a replay is refused. Default: in this process (`memory`).'),
+  }),
   // Tokens minted with oauth2-client are JWTs from the issuer: `oidc` verifies both kinds.
   z.strictObject({ required: z.literal('oidc'), ...jwtVerification }),
 ]);

@@ -3,6 +3,7 @@ import { internalAuth } from '../auth/internal-provider.js';
 import { oauth2ClientAuth } from '../auth/oauth2-client-provider.js';
 import { oidcAuth } from '../auth/oidc-provider.js';
 import type { AuthProvider } from '../auth/provider.js';
+import type { SharedReplayStore } from '../auth/replay-guard.js';
 import type { Clock } from '../clock.js';
 import { parseKeyRing } from '../secrets/key-ring.js';
 import { parseSecretRef } from '../secrets/secret-ref.js';
@@ -19,6 +20,9 @@ export interface AuthBuildContext {
   /** Line of a field inside the auth block (or of the block). */
   readonly lineOf?: (field: string) => number | undefined;
   readonly clock?: Clock;
+  /** The shared replay memory of an `hmac` receiver whose config asks for one (`replay.store: redis`). */
+  readonly replayStore?: SharedReplayStore;
+  readonly onReplayStoreError?: (error: unknown) => void;
 }
 
 /** The provider for one peer's `auth` block in rpc-peers.yaml. */
@@ -47,7 +51,9 @@ export async function buildReceiverAuth(config: ReceiverAuthConfig, context: Aut
       return internalAuth;
     case 'hmac': {
       const keys = await keyRing(config.keysRef, context);
-      return guarded(context, 'signingKeyId', () => hmacAuth({ keys, signingKeyId: config.signingKeyId, windowMs: config.windowMs, clock: context.clock }));
+      const { replayStore, onReplayStoreError } = context;
+      const shared = replayStore ? { replayStore, ...(onReplayStoreError ? { onReplayStoreError } : {}) } : {};
+      return guarded(context, 'signingKeyId', () => hmacAuth({ keys, signingKeyId: config.signingKeyId, windowMs: config.windowMs, clock: context.clock, ...shared }));
     }
     case 'oidc': {
       const { required: _required, ...verification } = config;

@@ -1,17 +1,33 @@
 import { z } from 'zod';
-import { CAPABILITY_RE } from '../envelope/schema.js';
+import { AGENT_URI_RE, CAPABILITY_RE, isAgentId } from '../envelope/schema.js';
 import type { TransportPlugin } from '../transport-plugin.js';
 import { topicFields } from './inbox-fields.js';
-import { transportsConfigSchema } from './transports-config.js';
+import { transportsConfigSchema, type TransportsConfig } from './transports-config.js';
+import { fromTransportsList, transportsListSchema, type ListedTopics } from './transports-list.js';
 
 /** A JSON Schema document (validated as a schema when the agent starts). */
 const jsonSchema = z.record(z.string(), z.unknown());
 
-/** capabilities.yaml (version 1): this agent's RPC surface; `transports` is checked against the loaded plug-ins. */
+/**
+ * capabilities.yaml (version 1): this agent's RPC surface; `transports` is checked against
+ * the loaded plug-ins. `transports` is a map by kind, or (as the design documents write it)
+ * a list of `{kind, ...}` entries; either loads to the map, and a list's `topics` /
+ * `subjects` are kept as `listedTopics`, to be settled with the file's `topics`.
+ */
 export function capabilitiesFileSchema(transports: readonly TransportPlugin[]) {
-  return z.strictObject({
-    version: z.literal(1).describe('The file format version.'),
-    transports: transportsConfigSchema(transports).describe('Where this agent connects, one block per transport kind.'),
+  return z
+    .strictObject({
+      version: z.literal(1).describe('The file format version.'),
+      agent: z
+        .string()
+        .refine((id) => AGENT_URI_RE.test(id) || isAgentId(id), 'must be agent://<id> or a bare agent id')
+        .optional()
+        .describe("The agent these are the capabilities of (`agent://<id>`), as the design documents write it; must be agent.yaml's id."),
+      transports: z
+        .union([transportsConfigSchema(transports), transportsListSchema(transports)])
+        .describe(
+          'Where this agent connects: one block per transport kind (`nats: {...}`), or a list of `{ kind, <its fields>, topics | subjects: {requests, responses, events} }` (the design documents\' form; its topics are the same settings as `topics`).',
+        ),
     topics: z
       .strictObject(topicFields)
       .optional()
@@ -29,7 +45,11 @@ export function capabilitiesFileSchema(transports: readonly TransportPlugin[]) {
         }),
       )
       .describe('The capabilities this agent serves.'),
-  });
+    })
+    .transform((file): typeof file & { transports: TransportsConfig; listedTopics: readonly ListedTopics[] } => {
+      if (!Array.isArray(file.transports)) return { ...file, transports: file.transports, listedTopics: [] };
+      return { ...file, ...fromTransportsList(file.transports, transports) };
+    });
 }
 export type CapabilitiesFile = z.infer<ReturnType<typeof capabilitiesFileSchema>>;
 export type CapabilityConfig = CapabilitiesFile['capabilities'][number];

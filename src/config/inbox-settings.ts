@@ -2,7 +2,7 @@ import { canonicalJson } from '../envelope/canonical.js';
 import type { AgentFile } from './agent-file.js';
 import type { CapabilitiesFile } from './capabilities-file.js';
 import { ConfigError, fieldPath } from './config-error.js';
-import type { EventSourcesFile } from './event-sources-file.js';
+import { sourcePath, type EventSourcesFile } from './event-sources-file.js';
 import { TOPIC_ROLES, type TopicRole } from './inbox-fields.js';
 import type { LoadedYaml } from './load-yaml.js';
 
@@ -41,9 +41,13 @@ export function inboxSettingsOf(agent: LoadedYaml<AgentFile>, capabilities: Load
     throw new ConfigError(origin.loaded.file, origin.loaded.lineOf(origin.path), fieldPath(origin.path), `is ${canonicalJson(value)}, but ${where} is ${canonicalJson(earlier.value)}: the agent has one inbox, so they must agree`);
   };
   for (const role of TOPIC_ROLES) settle(`topics.${role}`, capabilities.value.topics?.[role], { loaded: capabilities, path: ['topics', role] });
+  // The design documents' list-form transports name the topics in each entry: the same settings.
+  for (const listed of capabilities.value.listedTopics) {
+    for (const role of TOPIC_ROLES) settle(`topics.${role}`, listed.topics[role], { loaded: capabilities, path: [...listed.path, role] });
+  }
   for (const limit of ['concurrency', 'maxInflight'] as const) settle(`limits.${limit}`, agent.value.limits?.[limit], { loaded: agent, path: ['limits', limit] });
   eventSources?.value.sources.forEach((source, index) => {
-    const at = (...path: PropertyKey[]): Origin => ({ loaded: eventSources, path: ['sources', index, ...path] });
+    const at = (...path: PropertyKey[]): Origin => ({ loaded: eventSources, path: [...sourcePath(eventSources.value, index), ...path] });
     for (const role of TOPIC_ROLES) settle(`topics.${role}`, source[`${role}Topic`], at(`${role}Topic`));
     for (const limit of ['concurrency', 'maxInflight'] as const) settle(`limits.${limit}`, source.limits?.[limit], at('limits', limit));
     settle('idempotency', source.idempotency, at('idempotency'));

@@ -53,8 +53,22 @@ export function parseYaml<S extends z.ZodType>(file: string, text: string, schem
   const raw: unknown = document.toJS();
   const parsed = schema.safeParse(options.env === undefined ? raw : expandEnv(raw, options.env, file, lineOf));
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
+    const issue = meantIssue(parsed.error.issues[0]!);
     throw new ConfigError(file, lineOf(issue.path), fieldPath(issue.path), issue.message);
   }
   return { file, value: parsed.data, lineOf };
+}
+
+/**
+ * A field that may be written in two shapes (a map or, as the design documents write it, a
+ * list) is a union; zod reports a mistake in either as "Invalid input" at the union. The
+ * shape that was meant is the one whose value has the right type: its first problem is
+ * reported instead, at its own path, so the error still names the field.
+ */
+function meantIssue(issue: z.core.$ZodIssue): { path: PropertyKey[]; message: string } {
+  if (issue.code !== 'invalid_union' || issue.errors.length === 0) return issue;
+  const meant = issue.errors.filter((problems) => !(problems[0]?.code === 'invalid_type' && problems[0].path.length === 0));
+  if (meant.length !== 1 || meant[0]![0] === undefined) return issue;
+  const inner = meantIssue(meant[0]![0]);
+  return { path: [...issue.path, ...inner.path], message: inner.message };
 }

@@ -5,6 +5,7 @@ import type { Clock } from '../clock.js';
 import type { PeerEntry } from '../rpc/peer-table.js';
 import type { SecretValue } from '../secrets/secret-value.js';
 import type { TransportPlugin } from '../transport-plugin.js';
+import { alias } from './aliases.js';
 import { peerAuthSchema } from './auth-config.js';
 import { buildPeerAuth } from './build-auth.js';
 import { loadYamlFile, parseYaml, type LoadedYaml } from './load-yaml.js';
@@ -12,13 +13,29 @@ import { loadYamlFile, parseYaml, type LoadedYaml } from './load-yaml.js';
 const peerIdSchema = z.string().refine((id) => AGENT_URI_RE.test(id) || isAgentId(id), 'must be agent://<id> or a bare agent id');
 
 /** What the peer table needs of a transport: its route fields and how they name a topic. */
-export type PeerRouteKind = Pick<TransportPlugin, 'kind' | 'routeSchema' | 'requestsTopic' | 'checkRoute'>;
+export type PeerRouteKind = Pick<TransportPlugin, 'kind' | 'routeSchema' | 'requestsTopic' | 'checkRoute' | 'topicsField'>;
+
+/**
+ * The design documents' form of a route's topic: `topics: { requests }` (`subjects:` for
+ * NATS), the same setting as the plug-in's own field (`requestsTopic`). A peer's replies come
+ * to this agent's own responses topic, so a route names only where requests go.
+ */
+const listedRequestsSchema = z
+  .strictObject({ requests: z.string().min(1).describe("The peer's inbox topic; the same as `requestsTopic`.") })
+  .optional()
+  .describe("The design documents' form of `requestsTopic`: `{ requests: <topic> }`.");
 
 /** One route of rpc-peers.yaml: `kind` plus the fields that plug-in's routeSchema allows. */
 function routeSchema(kinds: readonly PeerRouteKind[]) {
   const options = kinds.map((route) => {
     if (!(route.routeSchema instanceof z.ZodObject)) throw new TypeError(`transport ${route.kind}: routeSchema must be a zod object`);
-    return route.routeSchema.extend({ kind: z.literal(route.kind) });
+    const field = route.topicsField;
+    if (field === undefined) return route.routeSchema.extend({ kind: z.literal(route.kind) });
+    return route.routeSchema.extend({ kind: z.literal(route.kind), [field]: listedRequestsSchema }).superRefine((value: Record<string, unknown>, ctx) => {
+      const listed = (value[field] as { requests?: string } | undefined)?.requests;
+      const own = route.requestsTopic?.(value);
+      if (listed !== undefined && own !== undefined) ctx.addIssue({ code: 'custom', path: [field, 'requests'], message: 'is the same setting as the route\'s requestsTopic, which is also given: keep one' });
+    });
   });
   return z.discriminatedUnion('kind', options as [z.ZodObject<{ kind: z.ZodLiteral<string> }>, ...Array<z.ZodObject<{ kind: z.ZodLiteral<string> }>>]);
 }
@@ -30,7 +47,7 @@ export function peersFileSchema(transports: readonly TransportPlugin[]) {
     peers: z
       .array(
         z.strictObject({
-          id: peerIdSchema.describe('The peer: `agent://<id>` or a bare agent id.'),
+          id: alias(peerIdSchema.describe('The peer: `agent://<id>` or a bare agent id.'), 'agent'),
           tenantId: z.string().min(1).optional().describe("The peer's tenant, set on envelopes to it."),
           transports: z
             .array(routeSchema(transports))
@@ -73,7 +90,9 @@ export async function parsePeersFile(file: string, text: string, options: PeersF
 
 /** The topic a route names for its requests, as its plug-in reads it; undefined: the default. */
 export function routeRequestsTopic(kinds: readonly PeerRouteKind[], route: PeerRouteConfig): string | undefined {
-  return kinds.find((kind) => kind.kind === route.kind)?.requestsTopic?.(route);
+  const kind = kinds.find((plugin) => plugin.kind === route.kind);
+  const listed = kind?.topicsField === undefined ? undefined : (route[kind.topicsField] as { requests?: string } | undefined)?.requests;
+  return listed ?? kind?.requestsTopic?.(route);
 }
 
 export async function toPeerEntries(loaded: LoadedYaml<PeersFile>, options: PeersFileOptions): Promise<PeerEntry[]> {

@@ -1,6 +1,6 @@
-import { RpcError } from '../errors.js';
 import type { FlowCall, FlowRecordResult, FlowStore } from './flow-store.js';
 import type { GuardLimits } from './guard-rules.js';
+import { closeRedis, connectRedis, type RedisClient } from './redis-client.js';
 
 /**
  * One script, so concurrent processes never lose a count: it computes the flow's counts
@@ -40,14 +40,6 @@ export interface RedisFlowStoreOptions {
   readonly keyPrefix?: string;
 }
 
-interface RedisClient {
-  connect(): Promise<unknown>;
-  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
-  close?(): Promise<unknown>;
-  quit?(): Promise<unknown>;
-  on(event: 'error', listener: (error: Error) => void): unknown;
-}
-
 /** A FlowStore in Redis (docs/guard.md). The `redis` package is loaded on demand. */
 export class RedisFlowStore implements FlowStore {
   private constructor(
@@ -58,17 +50,9 @@ export class RedisFlowStore implements FlowStore {
 
   /** `onError` hears about connection errors (the client reconnects by itself) and a failed close. */
   static async connect(options: RedisFlowStoreOptions, onError: (error: unknown) => void = () => {}): Promise<RedisFlowStore> {
-    let redis: { createClient(options: object): RedisClient };
-    try {
-      redis = (await import('redis')) as unknown as typeof redis;
-    } catch (cause) {
-      throw new RpcError('EAGENTRPC_MISSING_PACKAGE', 'the Redis flow store needs the redis package: run `npm install redis`', { cause });
-    }
     // Fail fast instead of queueing commands while Redis is away: the guard then falls
     // back to what envelopes and this process know (docs/guard.md).
-    const client = redis.createClient({ url: options.url, disableOfflineQueue: true, socket: { connectTimeout: 2_000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 5_000) } });
-    client.on('error', onError);
-    await client.connect();
+    const client = await connectRedis(options.url, 'flow store', onError);
     return new RedisFlowStore(client, options.keyPrefix ?? 'agent-rpc:flow:', onError);
   }
 
@@ -91,7 +75,6 @@ export class RedisFlowStore implements FlowStore {
   }
 
   async close(): Promise<void> {
-    // A client whose connection is already gone may refuse to close: there is nothing left to release.
-    await (this.client.close ?? this.client.quit)?.call(this.client).catch((error: unknown) => this.onError(error));
+    await closeRedis(this.client, this.onError);
   }
 }

@@ -1,12 +1,13 @@
 import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
-import type { ClaimResult, IdempotencyStore, StoredReply } from './store.js';
+import { claimDecision, type ClaimOwner, type ClaimResult, type IdempotencyStore, type StoredReply } from './store.js';
 import { positiveInteger } from '../check-integer.js';
 
 interface Entry {
   done: boolean;
   reply: StoredReply | undefined;
   expiresAt: number;
+  owner: ClaimOwner | undefined;
 }
 
 export interface MemoryIdempotencyStoreOptions {
@@ -33,19 +34,21 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     this.clock = options.clock ?? systemClock;
   }
 
-  claim(key: string, leaseMs: number): ClaimResult {
+  claim(key: string, leaseMs: number, owner: ClaimOwner): ClaimResult {
     const now = this.clock.now();
     this.sweep(now);
     const existing = this.entries.get(key);
-    if (existing && existing.expiresAt > now) {
-      return existing.done ? { state: 'done', reply: existing.reply } : { state: 'in-progress' };
+    const decision = claimDecision(existing, owner, now);
+    if (decision === 'done') return { state: 'done', reply: existing?.reply };
+    if (decision === 'in-progress') {
+      return { state: 'in-progress', ...(existing?.owner ? { owner: existing.owner } : {}), leaseLeftMs: (existing?.expiresAt ?? now) - now };
     }
-    this.write(key, { done: false, reply: undefined, expiresAt: now + leaseMs });
-    return { state: 'claimed' };
+    this.write(key, { done: false, reply: undefined, expiresAt: now + leaseMs, owner });
+    return decision === 'take-over' && existing?.owner ? { state: 'claimed', takenOverFrom: existing.owner } : { state: 'claimed' };
   }
 
   complete(key: string, reply: StoredReply | undefined, ttlMs: number): void {
-    this.write(key, { done: true, reply, expiresAt: this.clock.now() + ttlMs });
+    this.write(key, { done: true, reply, expiresAt: this.clock.now() + ttlMs, owner: undefined });
   }
 
   release(key: string): void {

@@ -28,6 +28,8 @@ export interface RpcMetrics {
   agentCall?(depth: number): void;
   /** The runaway guard warned about a flow (`idle-hops`: agents calling on without doing work). */
   guardWarning?(kind: string): void;
+  /** Auth went on with less than configured (`replay-store-unavailable`: replays judged on this process's memory only). */
+  authWarning?(kind: string): void;
   /** The runaway guard refused a call. */
   guardRejected?(rule: string): void;
   /** A delivery was handed back to the transport for redelivery. */

@@ -28,6 +28,7 @@ export class PrometheusMetrics {
   private readonly longestChain: Gauge<'agent'>;
   private readonly guardRejections: Counter<'agent' | 'rule'>;
   private readonly guardWarnings: Counter<'agent' | 'kind'>;
+  private readonly authWarnings: Counter<'agent' | 'kind'>;
   private readonly transportDrops: Counter<'agent' | 'transport' | 'reason'>;
   private readonly transportCommitFailures: Counter<'agent' | 'transport'>;
   private readonly transportReconnects: Counter<'agent' | 'transport'>;
@@ -52,6 +53,7 @@ export class PrometheusMetrics {
     this.agentCalls = new Histogram({ name: 'agent_rpc_agent_call_depth', help: 'Agent-to-agent calls that passed the guard, by collapsed chain depth (the _count is the number of such calls).', labelNames: ['agent'], buckets: [1, 2, 3, 4, 5, 6, 8, 10], registers });
     this.longestChain = new Gauge({ name: 'agent_rpc_longest_chain_depth', help: 'Deepest collapsed chain an agent-to-agent call has passed the guard with.', labelNames: ['agent'], registers });
     this.guardRejections = new Counter({ name: 'agent_rpc_guard_rejections_total', help: 'Calls the runaway guard refused, by rule.', labelNames: ['agent', 'rule'], registers });
+    this.authWarnings = new Counter({ name: 'agent_rpc_auth_warnings_total', help: 'Auth checks made with less than configured (replay-store-unavailable: replays judged on local memory only).', labelNames: ['agent', 'kind'], registers });
     this.guardWarnings = new Counter({ name: 'agent_rpc_guard_warnings_total', help: 'Runaway-guard warnings (idle-hops: agents calling on without doing work).', labelNames: ['agent', 'kind'], registers });
     this.transportDrops = new Counter({ name: 'agent_rpc_transport_dropped_total', help: 'Messages a transport received and dropped before the inbox saw them, by reason.', labelNames: ['agent', 'transport', 'reason'], registers });
     this.transportCommitFailures = new Counter({ name: 'agent_rpc_transport_commit_failures_total', help: 'Commits of consumed messages that failed (they are delivered again).', labelNames: ['agent', 'transport'], registers });
@@ -91,6 +93,7 @@ export class PrometheusMetrics {
       },
       guardRejected: (rule: string) => this.guardRejections.inc({ agent, rule }),
       guardWarning: (kind: string) => this.guardWarnings.inc({ agent, kind }),
+      authWarning: (kind: string) => this.authWarnings.inc({ agent, kind }),
       transportDropped: (transport: string, reason: string) => this.transportDrops.inc({ agent, transport, reason }),
       transportCommitFailed: (transport: string) => this.transportCommitFailures.inc({ agent, transport }),
       transportReconnected: (transport: string) => this.transportReconnects.inc({ agent, transport }),

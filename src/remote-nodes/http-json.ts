@@ -54,8 +54,7 @@ export function redactUrl(url: string): string {
  */
 export function requestJson(node: RemoteNode, method: 'GET' | 'POST', path: string, body?: unknown, signal?: AbortSignal, responseTimeoutMs = RESPONSE_TIMEOUT_MS): Promise<JsonAnswer> {
   return new Promise((resolve, reject) => {
-    // Appended, not resolved: a base URL with a path prefix (https://host/agents) keeps it.
-    const url = new URL(`${node.apiBaseUrl.replace(/\/+$/, '')}${path}`);
+    const url = new URL(nodeUrl(node.apiBaseUrl, path));
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body), 'utf8');
     const headers: Record<string, string | number> = { accept: 'application/json', ...authorization(node) };
     if (payload) Object.assign(headers, { 'content-type': 'application/json', 'content-length': payload.length });
@@ -104,6 +103,16 @@ export function requestJson(node: RemoteNode, method: 'GET' | 'POST', path: stri
     });
     req.end(payload);
   });
+}
+
+/**
+ * `path` (`/api/v1/...` or the root's `/execute`) on a node. The base URL may be written as
+ * the node's root (`https://host:9464`) or, as RFC 027 writes it, as its API
+ * (`https://host/api/v1`): a trailing `/api/v1` and trailing slashes are dropped, so neither
+ * form doubles the prefix. Appended, not resolved: a path prefix (`https://host/agents`) stays.
+ */
+export function nodeUrl(apiBaseUrl: string, path: string): string {
+  return `${apiBaseUrl.replace(/\/+$/, '').replace(/\/api\/v1$/, '')}${path}`;
 }
 
 function authorization(node: RemoteNode): Record<string, string> {

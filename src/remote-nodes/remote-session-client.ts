@@ -9,7 +9,7 @@ import { errorText, requestJson, type JsonAnswer } from './http-json.js';
 import { pollDelay } from './poll-backoff.js';
 import { agentFailedError, apiError, pollFailedError, stoppedError, type StopReason } from './remote-session-errors.js';
 import { lastAssistantMessage, readSessionView, type SessionView } from './session-view.js';
-import type { SessionFlow } from './session-flow.js';
+import { currentSessionFlow, type SessionFlow } from './session-flow.js';
 
 export { unknownNodeError } from './remote-session-errors.js';
 export { CREATE_ATTEMPTS } from './create-remote-session.js';
@@ -27,7 +27,10 @@ export interface RemoteSessionRequest {
   readonly envelope?: string;
   /** Default true: prompts wait in the session, and this client rejects them. */
   readonly safeMode?: boolean;
-  /** The calling handler's flow: the remote request continues it (its guard sees the chain). */
+  /**
+   * The calling handler's flow: the remote request continues it (its guard sees the chain).
+   * Default: the flow of the handler the call is made in (the dispatch context), if any.
+   */
   readonly flow?: SessionFlow;
 }
 
@@ -100,8 +103,10 @@ export async function runRemoteSession(node: RemoteNode, request: RemoteSessionR
     stop: stop.signal,
     stopReason: () => (signal?.aborted ? 'abandoned' : stop.signal.aborted || clock.now() >= deadline ? 'timeout' : undefined),
   };
+  // A capability session's envelope carries its own flow; a message session carries the handler's.
+  const flow = request.envelope === undefined ? (request.flow ?? currentSessionFlow()) : request.flow;
   try {
-    const body = { sessionId, message: request.message, safeMode: request.safeMode ?? true, ...(request.envelope !== undefined ? { envelope: request.envelope } : {}), ...(request.flow ? { flow: request.flow } : {}) };
+    const body = { sessionId, message: request.message, safeMode: request.safeMode ?? true, ...(request.envelope !== undefined ? { envelope: request.envelope } : {}), ...(flow ? { flow } : {}) };
     const created = await createRemoteSession(node, body, { signal: run.stop, sleep: run.sleep, logger }).catch(async (error: unknown) => {
       const why = run.stopReason();
       // Stopped while a POST may have reached the node: cancel whatever it created.

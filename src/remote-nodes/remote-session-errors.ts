@@ -39,10 +39,16 @@ export interface RemoteFailure {
   readonly responseEnvelope?: string;
 }
 
-/** The remote session ended as failed (its own message) or was cancelled on the remote side. */
+/**
+ * The remote session ended as failed (its own message) or was cancelled on the remote side.
+ * A guard refusal keeps its code (EAGENTRPC_GUARD_REJECTED): the flow was refused, whichever
+ * node refused it, so a loop across HTTP hops reaches the first caller as a loop over a
+ * broker does, however many relaying handlers pass it on.
+ */
 export function agentFailedError(node: RemoteNode, sessionId: string, failure: RemoteFailure): RpcError {
   const reason = failure.status === 'cancelled' ? 'the remote session was cancelled' : failure.error?.message || 'the remote agent failed';
-  return new RpcError('EAGENTRPC_REMOTE_AGENT_FAILED', `${reason} (session ${sessionId} on ${node.name})`, {
+  const code = failure.status === 'failed' && failure.error?.code === 'EAGENTRPC_GUARD_REJECTED' ? 'EAGENTRPC_GUARD_REJECTED' : 'EAGENTRPC_REMOTE_AGENT_FAILED';
+  return new RpcError(code, `${reason} (session ${sessionId} on ${node.name})`, {
     details: {
       sessionId,
       node: node.name,

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { decodeFlowState, encodeFlowState } from '../guard/flow-state.js';
+import { agentIdOf, type AgentRpcEnvelope } from '../envelope/index.js';
+import { decodeFlowState, encodeFlowState, FLOW_HEADER } from '../guard/flow-state.js';
+import { currentDispatch } from '../rpc/flow-context.js';
 
 /**
  * The flow a remote session continues: a model agent's `remote_agent` call sends it, so the
@@ -14,10 +16,11 @@ export interface SessionFlow {
   readonly state: string;
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** A correlationId a caller may hand over: a lowercase UUID. */
+export const CORRELATION_ID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 export const sessionFlowSchema = z.strictObject({
-  correlationId: z.string().regex(UUID_RE, 'must be a UUID'),
+  correlationId: z.string().regex(CORRELATION_ID_RE, 'must be a UUID'),
   causedBy: z.string().min(1).max(128),
   state: z.string().max(65_536).refine((state) => decodeFlowState(state) !== undefined, 'must be an agent-rpc-flow header'),
 });
@@ -26,4 +29,23 @@ export const sessionFlowSchema = z.strictObject({
 export function continuedFlowHeader(flow: SessionFlow, agentId: string, now: number): string {
   const state = decodeFlowState(flow.state)!;
   return encodeFlowState({ ...state, chain: [...state.chain, agentId], calls: state.calls + 1, recent: [...state.recent, now] });
+}
+
+/**
+ * The flow a session created while `request` is handled (by agent `agentId`) continues:
+ * the request's correlationId, caused by it, with its flow state (a fresh one, this agent
+ * alone on the chain, when the request carried none).
+ */
+export function flowOfRequest(request: Pick<AgentRpcEnvelope, 'correlationId' | 'messageId' | 'headers'>, agentId: string, now = Date.now()): SessionFlow {
+  return {
+    correlationId: request.correlationId,
+    causedBy: request.messageId,
+    state: request.headers?.[FLOW_HEADER] ?? encodeFlowState({ startedAt: now, chain: [agentId], calls: 0, recent: [] }),
+  };
+}
+
+/** The flow of the handler this code runs in (the dispatch context), when there is one. */
+export function currentSessionFlow(): SessionFlow | undefined {
+  const dispatch = currentDispatch();
+  return dispatch ? flowOfRequest(dispatch.request, agentIdOf(dispatch.agentUri)) : undefined;
 }

@@ -8,6 +8,8 @@ import type { DlqSink } from '../dlq/record.js';
 import type { DedupeOptions } from '../idempotency/dedupe.js';
 import type { Logger } from '../observability/logger.js';
 import type { RpcMetrics } from '../observability/metrics.js';
+import type { TracerProvider } from '@opentelemetry/api';
+import type { FlowObserver } from '../observability/flow-observer.js';
 import type { RpcTransport } from '../transport.js';
 import type { NodeLimits } from './node-core.js';
 import type { PeerEntry, PeerTable } from './peer-table.js';
@@ -27,9 +29,12 @@ export interface AgentNodeOptions {
   readonly tenantId?: string;
   readonly topics?: Partial<AgentTopics>;
   /**
-   * Names this replica; its replies come back on a topic of its own. Use a stable name
-   * (pod name, hostname) where the transport keeps per-instance state (Kafka).
-   * Default: random per process start.
+   * Names this replica; its replies come back on a topic of its own, and its dedupe claims
+   * carry it, so a restart under the same name takes over the claims a crash left. Use a
+   * stable name (pod name, hostname) where the transport keeps per-instance state (Kafka)
+   * or the dedupe store outlives the process; never the same name for two processes
+   * running at once. Default: random per process start (claims then default to
+   * `<id>@<hostname>`, see `idempotency.instance`).
    */
   readonly instanceId?: string;
   /**
@@ -66,6 +71,13 @@ export interface AgentNodeOptions {
   readonly drainTimeoutMs?: number;
   readonly logger?: Logger;
   readonly metrics?: RpcMetrics;
+  /**
+   * Where the node's spans go. Default: the OpenTelemetry API's global provider, a no-op
+   * until the application registers an SDK (agent-rpc never registers one itself).
+   */
+  readonly tracerProvider?: TracerProvider;
+  /** Hears each call this node makes and handles (a FlowRecorder for the flow pages). Default: nobody. */
+  readonly flows?: FlowObserver;
   readonly clock?: Clock;
 }
 
@@ -85,6 +97,6 @@ export function checkAuth(auth: AuthProvider): AuthProvider {
 }
 
 export function checkLimits(limits: NodeLimits): NodeLimits {
-  for (const [field, value] of Object.entries(limits)) positiveInteger(value, `AgentNode: limits.${field}`);
+  for (const [field, value] of Object.entries(limits)) if (value !== undefined) positiveInteger(value, `AgentNode: limits.${field}`);
   return limits;
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { internalAuth } from '../auth/internal-provider.js';
 import { noAudit } from '../audit/audit-log.js';
 import { RunawayGuard } from '../guard/runaway-guard.js';
@@ -12,6 +13,8 @@ import { Dedupe } from '../idempotency/dedupe.js';
 import { MemoryIdempotencyStore } from '../idempotency/memory-store.js';
 import { silentLogger } from '../observability/logger.js';
 import { noMetrics } from '../observability/metrics.js';
+import { RpcTracing } from '../observability/tracing/rpc-tracing.js';
+import { noFlows } from '../observability/flow-observer.js';
 import { formatReplyTo, type RpcTransport, type Subscription, type TransportKind } from '../transport.js';
 import type { CallResult } from './call-result.js';
 import type { Handler } from './handler.js';
@@ -31,6 +34,7 @@ import { defaultAgentTopics } from './topics.js';
 import { handleUndeliverable } from './undeliverable.js';
 import { noApprovals } from './approvals.js';
 import { Cancellations } from './cancellations.js';
+import { ConnectionWatch } from './connection-watch.js';
 import { DEFAULT_LIMITS, checkAuth, checkLimits, type AgentNodeOptions } from './agent-node-options.js';
 
 export type { AgentNodeOptions } from './agent-node-options.js';
@@ -52,6 +56,7 @@ export class AgentNode {
   private readonly replyTopics = new Map<RpcTransport, string>();
   private readonly drainTimeoutMs: number;
   private readonly maxInflight: number | undefined;
+  private readonly connections: ConnectionWatch;
   private state: 'new' | 'starting' | 'running' | 'closing' | 'closed' = 'new';
 
   constructor(options: AgentNodeOptions) {
@@ -102,15 +107,21 @@ export class AgentNode {
       dlq: options.dlq ?? new MemoryDlqSink(),
       approvals: options.approvals ?? noApprovals,
       cancellations: new Cancellations(),
-      dedupe: new Dedupe({ ...options.idempotency, store: options.idempotency?.store ?? new MemoryIdempotencyStore({ clock }) }),
+      dedupe: new Dedupe(
+        { ...options.idempotency, store: options.idempotency?.store ?? new MemoryIdempotencyStore({ clock }) },
+        options.instanceId ?? `${options.id}@${hostname()}`,
+      ),
       bus: new LocalBus(logger),
       logger,
       metrics,
+      tracing: new RpcTracing(options.tracerProvider),
+      flows: options.flows ?? noFlows,
       clock,
       limits: checkLimits({ ...DEFAULT_LIMITS, ...limits }),
       implicitFlow: options.implicitFlow ?? true,
     };
     this.inbox = new Inbox(this.#core, this.handlers);
+    this.connections = new ConnectionWatch(this.#core.registry, this.#core.limits.connectionLossGraceMs, logger);
     this.#inbound = createInboundPort(this.#core, this.inbox, () => this.state === 'running');
     for (const [capability, handler] of builtinHandlers(uri, instanceId, options.capabilities ?? [], Date.now(), (id) => this.requeueDlq(id))) this.handlers.set(capability, handler);
   }
@@ -145,6 +156,11 @@ export class AgentNode {
 
   get dlq(): DlqSink {
     return this.#core.dlq;
+  }
+
+  /** The transports this node sends and listens on, by kind (the flows topic rides on one of them). */
+  get transports(): ReadonlyMap<TransportKind, RpcTransport> {
+    return this.#core.transports;
   }
 
   get peers(): PeerTable {
@@ -203,11 +219,12 @@ export class AgentNode {
     this.state = 'starting';
     const { topics } = this.#core;
     for (const transport of this.#core.transports.values()) {
+      this.connections.watch(transport);
       await transport.connect();
       transport.onUndeliverable?.((failure) => {
         handleUndeliverable(this.#core, transport, failure).catch((error: unknown) => this.#core.logger.error({ err: error, topic: failure.topic }, 'could not record an undeliverable message'));
       });
-      const source: DeliverySource = { kind: transport.kind, redelivers: transport.traits.redelivery };
+      const source: DeliverySource = { kind: transport.kind, redelivers: transport.traits.redelivery, ...(transport.traits.gateway ? { gateway: true } : {}) };
       const receive = (delivery: Parameters<Inbox['receive']>[0]): void => this.inbox.receive(delivery, source);
       const inflight = { maxInflight: this.maxInflight };
       // Replicas of one agent share its requests; each instance reads the replies to its own calls.
@@ -224,6 +241,7 @@ export class AgentNode {
     for (const subscription of this.requestSubscriptions.splice(0)) await subscription.close();
     await this.drainHandlers();
     for (const subscription of this.responseSubscriptions.splice(0)) await subscription.close();
+    this.connections.stop();
     this.#core.registry.close();
     for (const transport of this.#core.transports.values()) await transport.close();
     this.state = 'closed';

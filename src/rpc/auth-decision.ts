@@ -27,3 +27,25 @@ export function recordAuthDecision(core: Telemetry & Pick<NodeIdentity, 'agentId
     core.logger.warn({ messageId, correlationId, capability, from, to, provider, reason: verdict.reason }, `auth rejected: ${verdict.reason}`);
   }
 }
+
+/**
+ * An envelope of another tenant is refused before auth: it becomes a `tenant_reject`
+ * audit record next to its DLQ record, so the audit log shows every envelope the agent
+ * turned away, not only those its auth provider judged.
+ */
+export function recordTenantRejection(core: Telemetry & Pick<NodeIdentity, 'agentId' | 'tenantId'>, envelope: AgentRpcEnvelope, detail: string): void {
+  if (core.audit === noAudit) return;
+  core.audit.append({
+    kind: 'tenant_reject',
+    agentId: core.agentId,
+    peerId: envelope.from,
+    reason: 'tenant-mismatch',
+    detail,
+    tenantId: envelope.tenantId ?? null,
+    expectedTenantId: core.tenantId ?? null,
+    messageId: envelope.messageId,
+    correlationId: envelope.correlationId,
+    envelopeKind: envelope.kind,
+    capability: envelope.capability,
+  });
+}

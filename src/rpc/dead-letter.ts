@@ -4,6 +4,7 @@ import type { WireError } from '../errors.js';
 import type { DlqKind, DlqRecord } from '../dlq/record.js';
 import type { Delivery, TransportKind } from '../transport.js';
 import type { InboxCore } from './node-core.js';
+import { publishDlqCopy } from './dlq-topic-copy.js';
 
 export interface DeadLetterInput {
   readonly kind: DlqKind;
@@ -17,10 +18,10 @@ export interface DeadLetterInput {
 }
 
 /**
- * Writes a DLQ record to the local sink, counts it, logs it and publishes it to the
- * agent's DLQ topic on the broker it came from. Rejects if the local sink cannot store
- * it; the inbox then nacks the delivery instead of acking, so the message is not lost. The
- * topic copy is best effort: the local sink already holds the record.
+ * Writes a DLQ record to the local sink, counts it, logs it and publishes a copy to the
+ * agent's DLQ topic on the transport it came from (see publishDlqCopy). Rejects if the
+ * local sink cannot store it; the inbox then nacks the delivery instead of acking, so the
+ * message is not lost.
  */
 export async function deadLetter(
   core: InboxCore,
@@ -49,13 +50,8 @@ export async function deadLetter(
   }
   await core.dlq.write(record);
   core.metrics.dlqRecorded?.(input.kind, input.reason);
-  // Only broker transports have topics to copy it to (not request/response adapters, not the inbound port).
-  const carrier = core.transports.get(transport);
-  if (carrier?.traits.remoteSubscribe) {
-    await carrier
-      .publish(core.topics.dlq, { body: Buffer.from(JSON.stringify(record)), key: record.id })
-      .catch((error: unknown) => core.logger.warn({ err: error, dlqId: record.id }, 'DLQ record kept locally but not published to the DLQ topic'));
-  }
+  if (envelope) core.flows.deadLettered?.(envelope, input.kind, input.reason);
+  await publishDlqCopy(core, core.transports.get(transport), record);
   if (core.logger.isLevelEnabled('warn')) {
     core.logger.warn(
       {

@@ -12,6 +12,7 @@ import type { InboxCore } from './node-core.js';
 import { isPromise } from '../maybe-promise.js';
 import type { Receipt } from './receipt.js';
 import type { ResponsePayload } from './response-payload.js';
+import { parseTraceparent, TRACEPARENT_HEADER } from './trace-context.js';
 
 interface FinalReply {
   readonly reply: StoredReply | undefined;
@@ -32,7 +33,8 @@ export async function dispatchRequest(core: InboxCore, envelope: AgentRpcEnvelop
   const sendFinal = async (payload: ResponsePayload): Promise<FinalReply> => {
     const built = receipt.reply(payload);
     const reply = isPromise(built) ? await built : built;
-    const sent = reply ? receipt.send(reply, payload) : undefined;
+    // Recorded for dedupe before it goes out (see Receipt.answer).
+    const sent = reply ? receipt.sendRecorded(reply, payload) : undefined;
     // Observed here so a failure is never unhandled; receipt.answer handles it.
     sent?.catch(() => undefined);
     return { reply, payload, sent };
@@ -42,7 +44,12 @@ export async function dispatchRequest(core: InboxCore, envelope: AgentRpcEnvelop
     const reply = await receipt.reply(payload);
     if (reply) await receipt.send(reply, payload);
   };
-  const requestApproval: HandlerContext['requestApproval'] = (prompt) => askApproval(core, envelope, prompt, sendProgress);
+  const requestApproval: HandlerContext['requestApproval'] = async (prompt) => {
+    core.tracing.approvalRequested(envelope, prompt.type);
+    const answer = await askApproval(core, envelope, prompt, sendProgress);
+    core.tracing.approvalAnswered(envelope, answer.approved, answer.reason);
+    return answer;
+  };
   const respond = async (result: HandlerResult, options?: RespondOptions): Promise<void> => {
     if (final) throw new RpcError('EAGENTRPC_HANDLER_FAILED', 'respond() called after the final response was sent');
     if (options?.progress) {
@@ -56,20 +63,28 @@ export async function dispatchRequest(core: InboxCore, envelope: AgentRpcEnvelop
   if (receipt.source.execution) ctx.execution = receipt.source.execution;
 
   core.metrics.handlerStarted?.(envelope.capability);
+  const span = core.tracing.startHandler(receipt.span, envelope, receipt.delivery.attempt);
+  core.flows.handlerStarted?.(envelope);
   const started = performance.now();
   let thrown: RpcError | undefined;
   let value: unknown;
   try {
-    const run = (): unknown => handler(envelope.payload, ctx);
+    const call = (): unknown => handler(envelope.payload, ctx);
+    const run = span.isRecording() ? () => core.tracing.withSpan(span, call) : call;
     value = await (core.implicitFlow ? runInDispatch({ agentUri: core.uri, request: envelope, askApproval: requestApproval }, run) : run());
   } catch (error) {
     thrown = toRpcError(error);
   }
   core.cancellations.release(envelope.messageId);
-  core.metrics.handlerCompleted?.(envelope.capability, thrown === undefined, performance.now() - started);
-
   // A result that breaks the capability's published output schema is not sent as success.
   if (!thrown && !final) thrown = core.schemas.check(envelope.capability, 'output', value ?? null);
+  if (core.metrics.handlerCompleted || core.flows.handlerEnded) {
+    const durationMs = performance.now() - started;
+    core.metrics.handlerCompleted?.(envelope.capability, thrown === undefined, durationMs);
+    core.flows.handlerEnded?.(envelope, thrown?.code, durationMs);
+  }
+
+  core.tracing.endHandler(span, envelope, thrown);
   if (thrown) logHandlerError(core, envelope, thrown);
   if (thrown && !final) {
     if (thrown.retriable && receipt.mayRetry) {
@@ -103,19 +118,20 @@ function toPayload(result: HandlerResult): ResponsePayload {
 
 /**
  * What a handler gets. Its functions are own properties, so a handler may destructure them;
- * `signal` is a getter on the prototype (created on first use), because a getter in an
- * object literal sends V8 down a slow path that costs about a microsecond per request.
+ * `signal` and `logger` are getters on the prototype (created on first use), because a
+ * getter in an object literal sends V8 down a slow path that costs about a microsecond per
+ * request.
  */
 class RequestContext implements HandlerContext {
   readonly correlationId: string;
   readonly from: string;
   readonly capability: string;
   readonly deadline: number | undefined;
-  readonly logger: HandlerContext['logger'];
   readonly requestAgent: HandlerContext['requestAgent'];
   readonly reportUsage: HandlerContext['reportUsage'];
   readonly usage: HandlerContext['usage'];
   readonly checkFlowBudget: HandlerContext['checkFlowBudget'];
+  readonly tracing: HandlerContext['tracing'];
   execution: HandlerContext['execution'];
   readonly #core: InboxCore;
 
@@ -131,16 +147,36 @@ class RequestContext implements HandlerContext {
     this.from = envelope.from;
     this.capability = envelope.capability;
     this.deadline = envelope.deadline;
-    this.logger = core.logger;
     this.requestAgent = (options) => requestAgent(core, options, envelope, requestApproval);
     this.reportUsage = (usage) => recordUsage(envelope, usage);
     this.usage = () => usageCausedBy(envelope) ?? NO_USAGE;
     this.checkFlowBudget = () => flowBudgetError(core, envelope);
+    this.tracing = core.tracing;
   }
 
   get signal(): AbortSignal {
     return this.#core.cancellations.signalFor(this.envelope, this.#core.clock.now());
   }
+
+  #logger: HandlerContext['logger'] | undefined;
+
+  /** The node's logger with the request's ids bound, made on first use (a handler that never logs pays nothing). */
+  get logger(): HandlerContext['logger'] {
+    this.#logger ??= this.#core.logger.child(requestLogBindings(this.envelope));
+    return this.#logger;
+  }
+}
+
+/** What every line a handler logs carries: the request, its flow and its trace. */
+function requestLogBindings(envelope: AgentRpcEnvelope): Record<string, unknown> {
+  const traceId = parseTraceparent(envelope.headers?.[TRACEPARENT_HEADER])?.traceId;
+  return {
+    correlationId: envelope.correlationId,
+    messageId: envelope.messageId,
+    capability: envelope.capability,
+    from: envelope.from,
+    ...(traceId === undefined ? {} : { traceId }),
+  };
 }
 
 /** A handler spending model tokens checks the flow's budget before each model request, like the guard before each call. */
@@ -154,15 +190,7 @@ function flowBudgetError(core: InboxCore, envelope: AgentRpcEnvelope): RpcError 
 function logHandlerError(core: InboxCore, envelope: AgentRpcEnvelope, error: RpcError): void {
   if (!core.logger.isLevelEnabled('warn')) return;
   core.logger.warn(
-    {
-      code: error.code,
-      err: error.cause ?? error,
-      messageId: envelope.messageId,
-      correlationId: envelope.correlationId,
-      capability: envelope.capability,
-      from: envelope.from,
-      to: envelope.to,
-    },
+    { code: error.code, err: error.cause ?? error, ...requestLogBindings(envelope), to: envelope.to },
     `handler for ${envelope.capability} failed: ${error.message}`,
   );
 }

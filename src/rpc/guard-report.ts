@@ -3,6 +3,7 @@ import type { RpcMetrics } from '../observability/metrics.js';
 import { noAudit } from '../audit/audit-log.js';
 import { recursionLogLine, type GuardViolation } from '../guard/guard-rules.js';
 import type { NodeIdentity, Telemetry } from './node-core.js';
+import { LogThrottle } from '../observability/log-throttle.js';
 
 /** Agents passing a flow on without doing any work of their own: a warning, not a refusal. */
 export function reportIdleHops(core: Telemetry & Pick<NodeIdentity, 'agentId'>, hops: number, from: string, to: string, correlationId: string): void {
@@ -29,12 +30,10 @@ export function reportGuardRejection(core: Telemetry & Pick<NodeIdentity, 'agent
  * outage must not flood the logs).
  */
 export function guardStoreErrorReporter(logger: Logger, metrics: RpcMetrics): (error: unknown) => void {
-  let lastWarning = 0;
+  const throttle = new LogThrottle(10_000);
   return (error) => {
     metrics.guardWarning?.('store-unavailable');
-    const now = Date.now();
-    if (now - lastWarning < 10_000) return;
-    lastWarning = now;
+    if (throttle.due() === undefined) return;
     logger.warn({ err: error }, '[RECURSION] flow store unavailable: whole-flow counts fall back to envelope and local counts');
   };
 }

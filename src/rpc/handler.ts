@@ -7,6 +7,7 @@ import type { RequestAgentOptions } from './request-agent.js';
 import type { Usage } from './flow-usage.js';
 import type { RpcError } from '../errors.js';
 import type { ExecutionScope } from './execution-scope.js';
+import type { RpcTracing } from '../observability/tracing/rpc-tracing.js';
 
 /** What a handler sends back: data, or an error the caller receives as a typed RpcError. */
 export type HandlerResult<O = unknown> =
@@ -29,6 +30,10 @@ export interface HandlerContext {
   readonly deadline: number | undefined;
   /** 1 on first delivery; higher when the transport redelivers after a retriable failure. */
   readonly attempt: number;
+  /**
+   * The node's logger with this request's `correlationId`, `messageId`, `capability`, `from`
+   * and `traceId` (the W3C trace id of its traceparent) bound to every line.
+   */
   readonly logger: Logger;
   /**
    * Sends a response now. Call it with `{progress: true}` any number of times, then once
@@ -63,6 +68,8 @@ export interface HandlerContext {
    * to `execution.added` goes back as the delta. Undefined for every other request.
    */
   readonly execution?: ExecutionScope;
+  /** The node's spans: a model agent records its model requests and tool calls under the handler's span. */
+  readonly tracing?: RpcTracing;
 }
 
 export type Handler<I = unknown, O = unknown> = (input: I, ctx: HandlerContext) => O | Promise<O>;

@@ -97,6 +97,7 @@ export function createInboundPort(core: InboxCore, inbox: Inbox, isRunning: () =
             attempt,
             onAck: resolve,
             onNack: (delayMs) => setTimeout(() => handOver(attempt + 1), delayMs).unref(),
+            onDefer: (delayMs) => setTimeout(() => handOver(attempt), delayMs).unref(),
           });
           inbox.receive(delivery, source, decoded);
         };

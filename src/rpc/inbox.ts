@@ -7,7 +7,7 @@ import type { Delivery } from '../transport.js';
 import { dispatchRequest } from './dispatch.js';
 import type { Handler } from './handler.js';
 import { verifierFor, type InboxCore } from './node-core.js';
-import { recordAuthDecision } from './auth-decision.js';
+import { recordAuthDecision, recordTenantRejection } from './auth-decision.js';
 import { guardError } from '../guard/runaway-guard.js';
 import { reportGuardRejection } from './guard-report.js';
 import { Receipt, type DeliverySource } from './receipt.js';
@@ -54,7 +54,10 @@ export class Inbox {
       receipt.retryLater();
     });
     this.active.add(work);
-    void work.finally(() => this.active.delete(work));
+    void work.finally(() => {
+      this.active.delete(work);
+      receipt.span?.end();
+    });
   }
 
   async drain(): Promise<void> {
@@ -72,15 +75,21 @@ export class Inbox {
       signedTail = result.signedTail;
     }
     receipt.envelope = envelope;
+    if (envelope.kind !== 'response') receipt.span = core.tracing.startProcess(envelope, receipt.source.kind, receipt.delivery.coordinates.topic);
     if (envelope.tenantId !== core.tenantId) {
       const detail = `envelope tenant ${envelope.tenantId ?? '(none)'} does not match bus scope ${core.tenantId ?? '(none)'}`;
+      recordTenantRejection(core, envelope, detail);
       return receipt.reject({ kind: 'tenant-mismatch', reason: 'tenant-mismatch', detail });
     }
     if (envelope.to !== core.uri) {
       const detail = `envelope addressed to ${envelope.to} arrived at ${core.uri}`;
       return receipt.reject({ kind: 'misrouted', reason: 'wrong-recipient', detail });
     }
-    const pendingVerdict = this.verify(envelope, { deliveryId: receipt.delivery.coordinates.deliveryId, signedTail });
+    // A gateway transport's responses were made in this process (see TransportTraits.gateway).
+    const pendingVerdict =
+      receipt.source.gateway && envelope.kind === 'response'
+        ? this.trustGateway(envelope, receipt.source.kind)
+        : this.verify(envelope, { deliveryId: receipt.delivery.coordinates.deliveryId, signedTail });
     const verdict = isPromise(pendingVerdict) ? await pendingVerdict : pendingVerdict;
     if (!verdict.ok) {
       const error = new RpcError('EAGENTRPC_AUTH_REJECTED', `authentication failed: ${verdict.reason}`, { details: { reason: verdict.reason } });
@@ -88,6 +97,18 @@ export class Inbox {
     }
     if (envelope.kind === 'response') return this.settleResponse(envelope, receipt);
     return this.handleIncoming(envelope, receipt);
+  }
+
+  /**
+   * Accepted as the gateway's own, and audited as such (provider `<kind>-gateway`), unless
+   * it answers a call waiting on another transport. A response nobody waits for goes on to
+   * settleResponse, which dead-letters it as for any transport.
+   */
+  private trustGateway(envelope: AgentRpcEnvelope, kind: string): AuthVerdict {
+    const carrier = envelope.causedBy === undefined ? undefined : this.core.registry.transportOf(envelope.causedBy);
+    const verdict: AuthVerdict = carrier === undefined || carrier === kind ? { ok: true, subject: envelope.from } : deny('not-the-gateway', `${kind} answered a call that went out over ${carrier}`);
+    recordAuthDecision(this.core, `${kind}-gateway`, envelope, verdict);
+    return verdict;
   }
 
   /** Fail closed: a provider that throws (or rejects) denies. Every decision is audited. */
@@ -139,14 +160,6 @@ export class Inbox {
     const { core } = this;
     const { delivery } = receipt;
     receipt.dedupeKey = core.dedupe.keyOf(envelope.messageId, delivery, receipt.source.kind);
-    if (delivery.exhausted) {
-      // The broker stopped redelivering (each delivery outlived its ack timeout or crashed
-      // its consumer): keep it in the DLQ and tell the caller.
-      const error = new RpcError('EAGENTRPC_HANDLER_FAILED', `the broker gave up after ${delivery.attempt - 1} deliveries without an answer`, {
-        details: { attempt: delivery.attempt },
-      });
-      return receipt.refuse({ kind: 'handler-failed', reason: 'max-deliver', error, deadLetter: 'always' });
-    }
     const pendingClaim = core.dedupe.claim(receipt.dedupeKey);
     const claim = isPromise(pendingClaim) ? await pendingClaim : pendingClaim;
     if (claim.state !== 'claimed') {
@@ -154,15 +167,29 @@ export class Inbox {
       if (core.logger.isLevelEnabled('debug')) {
         core.logger.debug({ messageId: envelope.messageId, correlationId: envelope.correlationId, state: claim.state }, 'duplicate delivery not dispatched');
       }
-      // Another delivery of it is running (here, or in a process that may have died): come
-      // back later — by then it is done (answer again) or its claim has lapsed (run it).
-      if (claim.state === 'in-progress') return receipt.retryLater();
-      return receipt.answer(claim.reply);
+      // Done: answered with the stored reply — even when the broker has given up on the
+      // message, so a request already answered is never answered again with an error.
+      if (claim.state === 'done') return receipt.answer(claim.reply);
+      // A live run holds it (another replica, or this process): look again later without
+      // spending an attempt — by then it is done (answer again) or its lease lapsed (run it).
+      return receipt.defer(claim.leaseLeftMs);
+    }
+    if (claim.takenOverFrom) {
+      core.logger.info({ messageId: envelope.messageId, correlationId: envelope.correlationId, previousLife: claim.takenOverFrom.life }, 'claim of a previous life of this instance taken over');
+    }
+    if (delivery.exhausted) {
+      // The broker stopped redelivering (each delivery outlived its ack timeout or crashed
+      // its consumer) and nobody answered it: keep it in the DLQ and tell the caller.
+      const error = new RpcError('EAGENTRPC_HANDLER_FAILED', `the broker gave up after ${delivery.attempt - 1} deliveries without an answer`, {
+        details: { attempt: delivery.attempt },
+      });
+      return receipt.refuse({ kind: 'handler-failed', reason: 'max-deliver', error, deadLetter: 'always' });
     }
     let refused = core.guard.admit(envelope, core.clock.now());
     if (!refused && core.guard.store) refused = await core.guard.admitShared(envelope, core.clock.now());
     if (refused) {
       reportGuardRejection(core, refused.violation, refused.from, refused.to, envelope.correlationId);
+      core.tracing.guardRefused(receipt.span, refused.violation.rule, refused.from, refused.to);
       const error = guardError(refused.violation, refused.from, refused.to);
       return receipt.refuse({ kind: 'guard-rejected', reason: refused.violation.rule, error });
     }

@@ -9,6 +9,8 @@ import type { DlqSink } from '../dlq/record.js';
 import type { Dedupe } from '../idempotency/dedupe.js';
 import type { Logger } from '../observability/logger.js';
 import type { RpcMetrics } from '../observability/metrics.js';
+import type { RpcTracing } from '../observability/tracing/rpc-tracing.js';
+import type { FlowObserver } from '../observability/flow-observer.js';
 import type { RpcTransport, TransportKind } from '../transport.js';
 import type { LocalBus } from './local-bus.js';
 import type { PeerTable } from './peer-table.js';
@@ -30,6 +32,14 @@ export interface NodeLimits {
   readonly maxDeliveryAttempts: number;
   /** First redelivery delay; doubles per attempt, capped at 30 s. Default 100 ms. */
   readonly retryDelayMs: number;
+  /**
+   * When set: how long a transport's lost connection may stay lost before the calls
+   * waiting on it are settled as abandoned (`connection-lost`) early, and new calls on it
+   * refused until it is back. Unset (the default), calls wait through an outage until
+   * their deadlines and, if the connection is still lost then, end as abandoned
+   * (`connection-lost`) rather than timed out.
+   */
+  readonly connectionLossGraceMs?: number;
 }
 
 /** Who this node is. */
@@ -47,6 +57,10 @@ export interface NodeIdentity {
 export interface Telemetry {
   readonly logger: Logger;
   readonly metrics: RpcMetrics;
+  /** Spans of calls, deliveries and handler runs (no-op until an OpenTelemetry SDK is registered or given). */
+  readonly tracing: RpcTracing;
+  /** Hears each call of a flow (the flow pages' recorder); empty by default. */
+  readonly flows: FlowObserver;
   readonly clock: Clock;
   readonly audit: AuditLog;
 }

@@ -3,6 +3,7 @@ import { RpcError } from '../errors.js';
 import type { ApprovalRequestWire } from './response-payload.js';
 import type { Usage } from './flow-usage.js';
 import type { RpcMetrics } from '../observability/metrics.js';
+import type { TransportKind } from '../transport.js';
 import { RecentIds } from './recent-ids.js';
 
 /** How a pending call ends: a final response, or an error made locally (timeout, close). */
@@ -16,6 +17,8 @@ export interface PendingCall {
   readonly requestId: string;
   readonly correlationId: string;
   readonly capability: string;
+  /** The transport that carries the request and its answer: a lost connection there abandons the call. */
+  readonly transport?: TransportKind;
   /** Absolute ms epoch after which the call times out. */
   readonly deadline: number;
   readonly onProgress: ((data: unknown) => void) | undefined;
@@ -50,6 +53,10 @@ export class PendingRegistry {
   private readonly answered = new RecentIds(RECENTLY_ANSWERED);
   private readonly capacity: number;
   private closed = false;
+  /** Transports whose connection is lost, and since when (ms epoch). */
+  private readonly down = new Map<TransportKind, number>();
+  /** Transports lost past the node's grace: new calls on them are refused. */
+  private readonly refusing = new Map<TransportKind, number>();
 
   constructor(private readonly options: PendingRegistryOptions) {
     this.capacity = positiveInteger(options.capacity ?? 10_000, 'pending.capacity');
@@ -68,6 +75,8 @@ export class PendingRegistry {
       });
     }
     if (this.entries.has(call.requestId)) throw new RangeError(`duplicate pending request id ${call.requestId}`);
+    const lostFor = call.transport === undefined ? undefined : this.refusing.get(call.transport);
+    if (lostFor !== undefined) return connectionLostError(call.transport as TransportKind, lostFor, call.requestId);
     const waitMs = Math.max(0, call.deadline - this.options.now());
     const timer = setTimeout(() => this.expire(call.requestId), waitMs);
     this.entries.set(call.requestId, { call, timer });
@@ -77,6 +86,11 @@ export class PendingRegistry {
 
   has(requestId: string): boolean {
     return this.entries.has(requestId);
+  }
+
+  /** The transport a waiting call went out on (undefined: none waits, or none was named). */
+  transportOf(requestId: string): TransportKind | undefined {
+    return this.entries.get(requestId)?.call.transport;
   }
 
   /** Delivers a progress response. Returns false if no call waits for it. */
@@ -125,6 +139,28 @@ export class PendingRegistry {
     this.options.metrics?.pendingChanged?.(this.entries.size);
   }
 
+  /** The connection of `transport` is lost: a call on it that reaches its deadline now is abandoned, not timed out. */
+  connectionDown(transport: TransportKind): void {
+    if (!this.down.has(transport)) this.down.set(transport, this.options.now());
+  }
+
+  /**
+   * The connection of `transport` has been lost for `lostForMs` (the node's grace): every
+   * call waiting on it is settled as abandoned, and new calls on it are refused the same
+   * way until `connectionRestored`.
+   */
+  connectionLost(transport: TransportKind, lostForMs: number): void {
+    this.refusing.set(transport, lostForMs);
+    for (const [requestId, entry] of [...this.entries]) {
+      if (entry.call.transport === transport) this.settle(requestId, { ok: false, error: connectionLostError(transport, lostForMs, requestId) });
+    }
+  }
+
+  connectionRestored(transport: TransportKind): void {
+    this.down.delete(transport);
+    this.refusing.delete(transport);
+  }
+
   /** Settles every waiting call as abandoned and refuses new ones. */
   close(): void {
     this.closed = true;
@@ -138,10 +174,19 @@ export class PendingRegistry {
     }
   }
 
-  private expire(requestId: string): void {
+  /**
+   * Settles a call whose time is up: timed out, or abandoned when the connection of its
+   * transport is lost at that moment (no answer could have come).
+   */
+  expire(requestId: string): void {
     const entry = this.entries.get(requestId);
     if (!entry) return;
     const { call } = entry;
+    const since = call.transport === undefined ? undefined : this.down.get(call.transport);
+    if (since !== undefined) {
+      this.settle(requestId, { ok: false, error: connectionLostError(call.transport as TransportKind, this.options.now() - since, requestId) });
+      return;
+    }
     this.settle(requestId, {
       ok: false,
       error: new RpcError('EAGENTRPC_TIMEOUT', `no response to ${call.capability} before its deadline`, {
@@ -149,4 +194,10 @@ export class PendingRegistry {
       }),
     });
   }
+}
+
+function connectionLostError(transport: TransportKind, lostForMs: number, requestId: string): RpcError {
+  return new RpcError('EAGENTRPC_ABANDONED', `the ${transport} connection has been lost for ${lostForMs} ms; the call cannot be answered`, {
+    details: { reason: 'connection-lost', transport, requestId },
+  });
 }

@@ -5,10 +5,11 @@ import { isPromise, type MaybePromise } from '../maybe-promise.js';
 import type { Delivery, TransportKind } from '../transport.js';
 import { deadLetter, type DeadLetterInput } from './dead-letter.js';
 import type { InboxCore } from './node-core.js';
-import { mayRedeliver, redeliveryDelay } from './redelivery.js';
+import { deferDelay, mayRedeliver, redeliveryDelay } from './redelivery.js';
 import { buildResponse, publishReply } from './responder.js';
 import type { ResponsePayload } from './response-payload.js';
 import type { ExecutionScope } from './execution-scope.js';
+import type { Span } from '@opentelemetry/api';
 
 /** Replies to a request that came through the inbound port go back to whoever handed it in. */
 export type ReplyChannel = (reply: StoredReply, payload: ResponsePayload | undefined) => void;
@@ -23,6 +24,8 @@ export interface DeliverySource {
   readonly replies?: ReplyChannel;
   /** A remote execution request's context (the inbound port only). */
   readonly execution?: ExecutionScope;
+  /** The transport is a gateway (TransportTraits.gateway): responses it hands over were made by it, not signed by a peer. */
+  readonly gateway?: boolean;
 }
 
 /** A claimed message the inbox will not dispatch, and why. */
@@ -38,12 +41,14 @@ export interface Refusal {
 /**
  * One delivery on its way through the inbox: the delivery, where it came from, and — once
  * decoded and claimed — its envelope and dedupe key. Every way a delivery can end is a
- * method here (answer, refuse, reject, retryLater), so each ends in an ack, a nack or a
- * DLQ record in exactly one place.
+ * method here (answer, refuse, reject, retryLater, defer), so each ends in an ack, a nack,
+ * a deferral or a DLQ record in exactly one place.
  */
 export class Receipt {
   envelope: AgentRpcEnvelope | undefined;
   dedupeKey: string | undefined;
+  /** The delivery's process span (requests and events), ended when the inbox is done with it. */
+  span: Span | undefined;
 
   constructor(
     private readonly core: InboxCore,
@@ -61,6 +66,14 @@ export class Receipt {
     this.delivery.nack({ delayMs: redeliveryDelay(this.core.limits, this.delivery.attempt) });
   }
 
+  /**
+   * A live run holds the message's claim: hands the delivery back uncounted, to look again
+   * once that run may be done or its lease (`leaseLeftMs`) has ended.
+   */
+  defer(leaseLeftMs: number | undefined): void {
+    this.delivery.defer(deferDelay(this.core.limits, this.core.dedupe.leaseMs, leaseLeftMs));
+  }
+
   /** The signed response to the request; undefined when it wants no reply. */
   reply(payload: ResponsePayload): MaybePromise<StoredReply | undefined> {
     return buildResponse(this.core, this.request, payload);
@@ -76,19 +89,21 @@ export class Receipt {
   }
 
   /**
-   * Ends a request whose final reply is known: sends it (unless `options.sent` already
-   * carries it), records it for dedupe and acks. A retriable send failure on a transport that
-   * redelivers stores the reply and hands the request back: its redelivery sends the
-   * stored reply instead of running the handler again. Otherwise the reply is
-   * dead-lettered as `reply-undeliverable`.
+   * Ends a request whose final reply is known: records it for dedupe, sends it (unless
+   * `options.sent` carries a send already started by `sendRecorded`) and acks. The reply
+   * is recorded before it goes out, so a process that dies in between leaves a redelivery
+   * to be answered with this very reply — never a second run with a second answer. A
+   * retriable send failure on a transport that redelivers hands the request back: its
+   * redelivery sends the stored reply instead of running the handler again. Otherwise the
+   * reply is dead-lettered as `reply-undeliverable`.
    */
   async answer(reply: StoredReply | undefined, options: { sent?: Promise<void>; payload?: ResponsePayload } = {}): Promise<void> {
+    if (!options.sent) await this.complete(reply);
     if (reply) {
       try {
         await (options.sent ?? this.send(reply, options.payload));
       } catch (error) {
         const failure = toRpcError(error);
-        await this.complete(reply);
         if (failure.retriable && this.mayRetry) return this.retryLater();
         await this.deadLetter({
           kind: 'reply-undeliverable',
@@ -101,12 +116,23 @@ export class Receipt {
         return this.delivery.ack();
       }
     }
-    await this.complete(reply);
     this.delivery.ack();
+  }
+
+  /** Records the final reply for dedupe, then sends it (see `answer`, which then gets the send as `sent`). */
+  sendRecorded(reply: StoredReply, payload?: ResponsePayload): Promise<void> {
+    try {
+      const recording = this.core.dedupe.complete(this.key, reply);
+      return isPromise(recording) ? recording.then(() => this.send(reply, payload)) : this.send(reply, payload);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** A claimed request that will not be dispatched: the caller is told where it waits; the DLQ keeps it otherwise. */
   async refuse(refusal: Refusal): Promise<void> {
+    this.core.tracing.failed(this.span, refusal.error);
+    if (this.envelope) this.core.flows.requestRefused?.(this.envelope, refusal.kind, refusal.error.code);
     const wire = refusal.error.toWire();
     const payload: ResponsePayload = { error: wire, ok: false };
     const built = this.reply(payload);
@@ -122,6 +148,7 @@ export class Receipt {
    * goes to the DLQ, and a request's caller is told when there is something to tell.
    */
   async reject(input: DeadLetterInput, replyError?: RpcError): Promise<void> {
+    if (replyError) this.core.tracing.failed(this.span, replyError);
     await this.deadLetter(replyError ? { ...input, error: replyError.toWire() } : input);
     const envelope = this.envelope;
     if (replyError && envelope?.kind === 'request' && envelope.replyTo !== undefined) {
@@ -138,6 +165,7 @@ export class Receipt {
 
   /** Keeps the delivery in the DLQ; rejects when the DLQ cannot store it (the inbox then redelivers). */
   deadLetter(input: DeadLetterInput): Promise<void> {
+    this.core.tracing.dlqRecorded(this.span, input.kind, input.reason);
     return deadLetter(this.core, this.delivery, this.source.kind, input, this.envelope);
   }
 

@@ -12,11 +12,12 @@ import type { PendingOutcome } from './pending-registry.js';
 import { normalizeAgentUri, type ResolvedPeer } from './peer-table.js';
 import { requestPermissionKey } from './permissions.js';
 import { runSyncCall, type RetryOptions } from './sync-call.js';
-import { childTraceparent, TRACEPARENT_HEADER } from './trace-context.js';
+import { parseTraceparent, TRACEPARENT_HEADER } from './trace-context.js';
 import { FLOW_HEADER } from '../guard/flow-state.js';
 import { encodeUsage, flowSpentAt, FLOW_USAGE_HEADER, recordUsage } from './flow-usage.js';
 import { guardError } from '../guard/runaway-guard.js';
 import { reportGuardRejection, reportIdleHops } from './guard-report.js';
+import type { FlowCallIdentity } from '../observability/flow-observer.js';
 
 export interface RequestAgentOptions<I = unknown> {
   /** `agent://<id>` or the bare id. */
@@ -62,6 +63,9 @@ export async function requestAgent<O = unknown>(
   const { to, capability, mode, timeoutMs } = checkOptions(options);
   const started = performance.now();
   const correlationId = parent?.correlationId ?? newCorrelationId();
+  const explicitTrace = options.headers?.[TRACEPARENT_HEADER];
+  // The call's span covers it from the permission check to its outcome (refusals included).
+  const span = core.tracing.startSend(parent, explicitTrace === undefined ? undefined : parseTraceparent(explicitTrace));
   const resultOf = (outcome: PendingOutcome, messageId: string | undefined): CallResult<O> => {
     const latencyMs = performance.now() - started;
     const result: CallResult<O> = outcome.ok
@@ -79,11 +83,16 @@ export async function requestAgent<O = unknown>(
   const finish = (outcome: PendingOutcome, messageId: string | undefined): CallResult<O> => {
     const result = resultOf(outcome, messageId);
     core.metrics.callCompleted?.(capability, result.status, result.latencyMs);
+    core.tracing.endSend(span, result.status, result.error);
+    if (core.flows.callEnded) core.flows.callEnded(built ?? refusedCall(core.uri, to, capability, correlationId, parent), result);
     return result;
   };
+  // The envelope once built: what the flow observer hears the call as.
+  let built: AgentRpcEnvelope | undefined;
   const fail = (error: unknown, messageId?: string): CallResult<O> => finish({ ok: false, error: toRpcError(error) }, messageId);
 
   if (!core.permissions(requestPermissionKey(to, capability))) {
+    core.tracing.permissionDenied(span, to, capability);
     return fail(new RpcError('EAGENTRPC_PERMISSION_DENIED', `${core.uri} may not call ${to}/${capability}`, { details: { to, capability } }));
   }
   let peer: ReturnType<typeof core.peers.resolve>;
@@ -93,17 +102,20 @@ export async function requestAgent<O = unknown>(
     return fail(error);
   }
 
+  if (span.isRecording()) core.tracing.describeSend(span, peer.transport.kind, peer.topic, { capability, from: core.uri, to, correlationId });
   const violation = core.peerSchemas.get(to)?.check(capability, 'input', options.payload);
   if (violation) return fail(violation);
   const flow = parent ? core.guard.childCall(parent, to, core.clock.now()) : core.guard.startFlow(to, core.clock.now());
   if ('violation' in flow) {
     reportGuardRejection(core, flow.violation, flow.from, flow.to, correlationId);
+    core.tracing.guardRefused(span, flow.violation.rule, flow.from, flow.to);
     return fail(guardError(flow.violation, flow.from, flow.to));
   }
   const spent = parent ? flowSpentAt(parent) : undefined;
   const overBudget = core.guard.checkSpent(spent);
   if (overBudget) {
     reportGuardRejection(core, overBudget, core.agentId, agentIdOf(to), correlationId);
+    core.tracing.guardRefused(span, overBudget.rule, core.agentId, agentIdOf(to));
     return fail(guardError(overBudget, core.agentId, agentIdOf(to)));
   }
   if (parent) core.metrics.agentCall?.(flow.depth);
@@ -128,7 +140,9 @@ export async function requestAgent<O = unknown>(
   // The caller's own traceparent wins (it runs inside a traced service); else continue the
   // trace of the request being handled, else start one.
   const inherited = options.headers?.[TRACEPARENT_HEADER] ?? parent?.headers?.[TRACEPARENT_HEADER];
-  const traceparent = childTraceparent(inherited);
+  core.tracing.sending(span, envelope);
+  // The call span's id when it records, so the receiver's span is its child.
+  const traceparent = core.tracing.outgoingTraceparent(span, inherited);
   // Without headers of the caller's own, written in RFC 8785 order for the encoder.
   envelope.headers =
     options.headers === undefined
@@ -136,8 +150,10 @@ export async function requestAgent<O = unknown>(
       : { ...options.headers, [TRACEPARENT_HEADER]: traceparent, [FLOW_HEADER]: flow.header };
   if (spent !== undefined) envelope.headers[FLOW_USAGE_HEADER] = encodeUsage(spent);
   const signer = peer.auth ?? core.auth;
+  built = envelope;
+  core.flows.callStarted?.(envelope);
   const send = (signed: AgentRpcEnvelope): Promise<void> =>
-    peer.transport.publish(peer.topic, { body: encodeEnvelope(signed), key: correlationId, messageId });
+    peer.transport.publish(peer.topic, { body: encodeEnvelope(signed), key: correlationId, messageId, expiresAt: signed.deadline });
   // Signed per attempt: a retry carries a fresh signing time and token, so the receiver
   // sees a new signature (not a replay) and its dedupe answers the repeated messageId.
   const publish = async (): Promise<void> => {
@@ -155,6 +171,7 @@ export async function requestAgent<O = unknown>(
       requestId: messageId,
       correlationId,
       capability,
+      transport: peer.transport.kind,
       deadline,
       onProgress: (data) => core.bus.emit('agent.rpc.progress', { requestId: messageId, correlationId, capability, data }),
       onSettle: (outcome) =>
@@ -174,6 +191,7 @@ export async function requestAgent<O = unknown>(
     requestId: messageId,
     correlationId,
     capability,
+    transport: peer.transport.kind,
     deadline,
     publish,
     // A request/response transport cancels the remote work itself; over a broker the target hears `$cancel`.
@@ -204,6 +222,11 @@ function sendCancel(core: CallerCore, peer: ResolvedPeer, request: AgentRpcEnvel
     await peer.transport.publish(peer.topic, { body: encodeEnvelope(isPromise(signed) ? await signed : signed), key: request.correlationId, messageId: cancel.messageId });
   };
   publish().catch((error: unknown) => core.logger.debug({ err: error, requestId: request.messageId }, 'could not send $cancel'));
+}
+
+/** A call refused before its envelope was built, as the flow observer hears it. */
+function refusedCall(from: string, to: string, capability: string, correlationId: string, parent: AgentRpcEnvelope | undefined): FlowCallIdentity {
+  return { correlationId, causedBy: parent?.messageId, from, to, capability };
 }
 
 interface CheckedOptions {

@@ -2,9 +2,10 @@ import { randomHex } from '../envelope/ids.js';
 
 /**
  * W3C Trace Context (`traceparent: 00-<trace-id>-<parent-id>-<flags>`). Every request
- * carries one: a call made inside a handler continues the trace of the request being
- * handled with a new span id, so a flow across agents, processes and brokers shows as
- * one trace in any OpenTelemetry backend.
+ * carries one. With an OpenTelemetry SDK it names the caller's span (see RpcTracing), so a
+ * flow across agents, processes and brokers is one trace in the backend; without one, a
+ * call made inside a handler still continues the trace of the request being handled with
+ * a new span id, for whoever reads the header downstream.
  */
 export const TRACEPARENT_HEADER = 'traceparent';
 

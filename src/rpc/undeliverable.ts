@@ -27,6 +27,7 @@ export async function handleUndeliverable(core: InboxCore, transport: RpcTranspo
     attempt: 1,
     ack: () => undefined,
     nack: () => undefined,
+    defer: () => undefined,
   };
   const detail = error instanceof RpcError ? error.message : String(error);
   await deadLetter(core, delivery, transport.kind, { kind: 'remote-failed', reason: error.code, detail, error: error.toWire() }, envelope);

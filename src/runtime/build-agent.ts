@@ -1,4 +1,6 @@
+import type { TracerProvider } from '@opentelemetry/api';
 import { join } from 'node:path';
+import { hostname } from 'node:os';
 import { mkdir } from 'node:fs/promises';
 import type { AuditLog } from '../audit/audit-log.js';
 import { FileAuditLog } from '../audit/file-audit-log.js';
@@ -6,10 +8,10 @@ import { dataDirOf, type AgentConfig } from '../config/agent-config.js';
 import { buildReceiverAuth } from '../config/build-auth.js';
 import { toPeerEntries } from '../config/peers-file.js';
 import { JsonlDlqSink } from '../dlq/jsonl-file-sink.js';
-import type { FlowStore } from '../guard/flow-store.js';
 import type { IdempotencyStore } from '../idempotency/store.js';
 import type { Logger } from '../observability/logger.js';
 import type { RpcMetrics } from '../observability/metrics.js';
+import type { FlowObserver } from '../observability/flow-observer.js';
 import { AgentNode } from '../rpc/agent-node.js';
 import { createSecretResolver } from '../secrets/resolver.js';
 import { handlersFromConfig } from './handlers-from-config.js';
@@ -24,6 +26,7 @@ import { maskingResolver } from '../secrets/masking-resolver.js';
 import { noMetrics } from '../observability/metrics.js';
 import { remoteNodesFromConfig } from '../config/remote-nodes-config.js';
 import { mergedResolver } from '../remote-nodes/remote-node-resolver.js';
+import { openSharedStores } from './shared-stores.js';
 
 export interface BuildAgentOptions {
   readonly logger: Logger;
@@ -37,6 +40,10 @@ export interface BuildAgentOptions {
   readonly approvals?: ApprovalGate;
   /** The secrets model agents must never send or log (the process's API tokens join the agent's own). Default: this agent's own. */
   readonly masker?: SecretMasker;
+  /** Where the node's spans go (`agent-rpc serve` passes the SDK it set up). Default: the OpenTelemetry API's global provider. */
+  readonly tracerProvider?: TracerProvider;
+  /** Hears each call the agent makes and handles (the daemon's flow recorder). */
+  readonly flows?: FlowObserver;
 }
 
 /** An agent node wired from its config files, with the files it keeps (DLQ, audit, dedupe). */
@@ -77,16 +84,17 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
   }
   const audit = await FileAuditLog.open({ path: join(dataDir, 'audit.jsonl'), logger: logger.child({ agentId: id }) });
   closers.push(() => audit.close());
-  const authContext = { resolveSecret: (ref: string) => secrets.resolve(ref, config.dir), file: agent.file, field: 'rpc.auth', lineOf: (f: string) => agent.lineOf(['rpc', 'auth', f]) };
+  const { guardStore, replayStore, onReplayStoreError } = await openSharedStores(agent.value, logger, options.metrics ?? noMetrics, closers);
+  const authContext = {
+    resolveSecret: (ref: string) => secrets.resolve(ref, config.dir),
+    file: agent.file,
+    field: 'rpc.auth',
+    lineOf: (f: string) => agent.lineOf(['rpc', 'auth', f]),
+    ...(replayStore ? { replayStore } : {}),
+    ...(onReplayStoreError ? { onReplayStoreError } : {}),
+  };
   const auth = agent.value.rpc?.auth ? await buildReceiverAuth(agent.value.rpc.auth, authContext) : undefined;
-  const { store: guardStoreConfig, implicitFlow, ...guardLimits } = agent.value.guard ?? {};
-  let guardStore: FlowStore | undefined;
-  if (guardStoreConfig) {
-    const { RedisFlowStore } = await import('../guard/redis-flow-store.js');
-    const store = await RedisFlowStore.connect(guardStoreConfig, (error) => logger.debug({ err: error, agentId: id }, 'flow store connection error'));
-    closers.push(() => store.close());
-    guardStore = store;
-  }
+  const { store: _guardStoreConfig, implicitFlow, ...guardLimits } = agent.value.guard ?? {};
   const peerEntries = peers ? await toPeerEntries(peers, { transports: config.transportPlugins, resolveSecret: (ref, baseDir) => secrets.resolve(ref, baseDir) }) : [];
   // Concurrency and maxInflight come from inbox (agent.yaml limits, or any event source that agrees).
   const { drainTimeoutMs, pendingCapacity, maxInflight: _maxInflight, concurrency: _concurrency, ...limits } = agent.value.limits ?? {};
@@ -100,6 +108,7 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
       resolveSecret: (ref) => secrets.resolve(ref, config.dir),
       shared: options.shared ?? new Map(),
       ...(options.remoteNodes ? { remoteNodes: options.remoteNodes } : {}),
+      peerRoutes: peers?.value.peers.flatMap((peer) => peer.transports) ?? [],
     }),
     peers: peerEntries,
     permissions: agent.value.permissions ?? {},
@@ -114,7 +123,12 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
     capabilities: capabilities.value.capabilities,
     dlq: new JsonlDlqSink({ path: join(dataDir, 'dlq.jsonl') }),
     ...(options.approvals ? { approvals: options.approvals } : {}),
-    idempotency: { ...(store ? { store } : {}), ...(inbox.idempotency ? { strategy: inbox.idempotency.strategy, ttlMs: inbox.idempotency.ttlMs } : {}) },
+    idempotency: {
+      ...(store ? { store } : {}),
+      ...(inbox.idempotency ? { strategy: inbox.idempotency.strategy, ttlMs: inbox.idempotency.ttlMs, leaseMs: inbox.idempotency.leaseMs } : {}),
+      // Stable across restarts of this agent on this host with this data directory (where dedupe.db lives).
+      instance: agent.value.agent.instanceId ?? `${id}@${hostname()}:${dataDir}`,
+    },
     limits: {
       ...limits,
       ...(inbox.concurrency ? { concurrency: inbox.concurrency } : {}),
@@ -124,6 +138,8 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
     ...(drainTimeoutMs ? { drainTimeoutMs } : {}),
     logger,
     ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.tracerProvider ? { tracerProvider: options.tracerProvider } : {}),
+    ...(options.flows ? { flows: options.flows } : {}),
   });
   for (const [capability, handler] of await handlersFromConfig(agent, config.dir)) node.handle(capability, handler);
   const agents = new ModelAgents({

@@ -14,6 +14,11 @@ import { buildAgent, type BuiltAgent } from './build-agent.js';
 import { loadApiTokens, openSessions } from './node-api.js';
 import { remoteNodesOf } from './remote-nodes-of.js';
 import { openExecuteApi } from './execute-api.js';
+import { A2aServer } from '../server/a2a/a2a-server.js';
+import { packageVersion, publicBaseUrl } from './public-base-url.js';
+import { startProcessTracing } from './process-tracing.js';
+import { DaemonFlows } from './daemon-flows.js';
+import { systemClock } from '../clock.js';
 
 export interface RunningDaemon {
   /** The agents this process runs (one for `agent-rpc serve`, several for an example fleet). */
@@ -21,6 +26,10 @@ export interface RunningDaemon {
   /** /healthz, /readyz, /metrics and the /api/v1 session and remote-node API. */
   readonly http: NodeHttpServer;
   readonly sessions: SessionManager;
+  /** Every agent as an A2A agent: its card and JSON-RPC endpoint on the HTTP server (docs/a2a.md). */
+  readonly a2a: A2aServer;
+  /** The flow records behind /flows. */
+  readonly flows: DaemonFlows;
   /** Stops consuming, lets in-flight handlers finish (drain timeout), settles pending calls, closes stores. */
   stop(): Promise<void>;
 }
@@ -39,7 +48,8 @@ export interface DaemonOptions {
  * hands requests to each agent's inbound port) and one HTTP server
  * for the process: /healthz, /readyz, /metrics with every agent's series, and the
  * token-protected session and remote-node API (docs/remote-nodes.md) and the remote
- * execution endpoints (docs/remote-execution.md).
+ * execution endpoints (docs/remote-execution.md), and every agent as an A2A agent: its card and
+ * JSON-RPC endpoint (docs/a2a.md).
  */
 export async function startDaemon(dirs: string | readonly string[], transports: readonly TransportPlugin[], options: DaemonOptions = {}): Promise<RunningDaemon> {
   const env = options.env ?? process.env;
@@ -53,17 +63,24 @@ export async function startDaemon(dirs: string | readonly string[], transports: 
   const secrets = maskingResolver(createSecretResolver({ env }), masker);
   const tokens = await loadApiTokens(first, secrets);
   const metrics = new PrometheusMetrics();
+  const tracing = await startProcessTracing(first.agent.value.tracing, configs.map((c) => c.agent.value.agent.id), logger);
   // What the agents' transports share in this process: the memory plug-in keeps its bus here.
   const shared = new Map<string, unknown>();
   const sessions = await openSessions(first, logger);
+  let ready = false;
+  const a2a = new A2aServer({ tokens, ready: () => ready, logger: logger.child({ component: 'a2a' }), version: await packageVersion() });
   const agents: BuiltAgent[] = [];
+  const flows = new DaemonFlows(first, systemClock, logger);
   let remoteRoutes: ApiRoute[] | undefined;
   for (const config of configs) {
-    const remote = await remoteNodesOf(config, secrets);
+    const remote = await remoteNodesOf(config, secrets, logger);
     // The first agent's node store serves the remote-node API of the process.
     remoteRoutes ??= remote.routes;
-    const built = await buildAgent(config, { logger, env, shared, metrics: metrics.forAgent(config.agent.value.agent.id), remoteNodes: remote.resolver, approvals: sessions.manager.prompts, masker });
+    const recorder = flows.recorderFor(config);
+    const built = await buildAgent(config, { logger, env, shared, metrics: metrics.forAgent(config.agent.value.agent.id), remoteNodes: remote.resolver, approvals: a2a.runs.gateOver(sessions.manager.prompts), masker, tracerProvider: tracing.provider, ...(recorder ? { flows: recorder } : {}) });
     sessions.manager.attach({ port: built.node.inbound, ...defaultCapabilityOf(config) });
+    const capabilities = config.capabilities.value.capabilities;
+    a2a.attach({ id: built.node.id, port: built.node.inbound, capabilities: new Set(capabilities.map((c) => c.name)), capabilityConfigs: capabilities, ...defaultCapabilityOf(config), ...config.agent.value.a2a });
     agents.push(built);
   }
   const execute = await openExecuteApi(
@@ -72,7 +89,6 @@ export async function startDaemon(dirs: string | readonly string[], transports: 
     agents.map(({ node, config }) => ({ id: node.id, port: node.inbound, capabilities: config.capabilities.value.capabilities.map((c) => c.name), ...defaultCapabilityOf(config) })),
     logger,
   );
-  let ready = false;
   const address = { host: '127.0.0.1', port: 9464, ...first.agent.value.http, ...options.http };
   const http = await startNodeHttpServer({
     ...address,
@@ -81,9 +97,12 @@ export async function startDaemon(dirs: string | readonly string[], transports: 
     metrics: metrics.registry,
     tokens,
     routes: [...sessions.routes, ...(remoteRoutes ?? []), ...execute.routes],
+    frontDoors: [a2a.frontDoor, flows.routes],
     logger,
   });
+  a2a.listen(publicBaseUrl(first.agent.value.http?.publicUrl, address.host, http.port));
   for (const agent of agents) await agent.node.start();
+  await flows.start(agents);
   ready = true;
   for (const { node, config } of agents) {
     logger.info({ agentId: node.id, port: http.port, capabilities: config.capabilities.value.capabilities.map((c) => c.name) }, 'agent serving');
@@ -92,13 +111,19 @@ export async function startDaemon(dirs: string | readonly string[], transports: 
     agents,
     http,
     sessions: sessions.manager,
+    a2a,
+    flows,
     async stop() {
       ready = false;
+      a2a.runs.declineQuestions();
+      // Off the flows topic while the transports are still open.
+      await flows.close();
       // Every agent stops taking work before any drains, so none is called by a closed peer.
       await Promise.all(agents.map((agent) => agent.close()));
       await sessions.manager.flush();
       await http.close();
       await execute.close();
+      await tracing.shutdown();
       logger.info({ agents: agents.map((a) => a.node.id) }, 'stopped');
     },
   };

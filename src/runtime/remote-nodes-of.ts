@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { dataDirOf, type AgentConfig } from '../config/agent-config.js';
 import { ConfigError } from '../config/config-error.js';
 import { remoteNodesFromConfig } from '../config/remote-nodes-config.js';
+import type { Logger } from '../observability/logger.js';
 import type { SecretResolver } from '../secrets/resolver.js';
 import type { ApiRoute } from '../server/api-route.js';
 import { CredentialCipher } from '../remote-nodes/credential-cipher.js';
@@ -16,7 +17,7 @@ import { remoteNodeRoutes } from '../server/remote-nodes-routes.js';
  * `remoteNodeStore` names a key; the file is `<dataDir>/remote-nodes.json`), and the
  * store's admin API.
  */
-export async function remoteNodesOf(config: AgentConfig, secrets: SecretResolver): Promise<{ resolver: RemoteNodeResolver; routes: ApiRoute[] }> {
+export async function remoteNodesOf(config: AgentConfig, secrets: SecretResolver, logger?: Logger): Promise<{ resolver: RemoteNodeResolver; routes: ApiRoute[] }> {
   const { agent } = config;
   const configNodes = await remoteNodesFromConfig(agent, (ref) => secrets.resolve(ref, config.dir));
   let store: RemoteNodeStore | undefined;
@@ -31,7 +32,7 @@ export async function remoteNodesOf(config: AgentConfig, secrets: SecretResolver
     }
     const dataDir = dataDirOf(config);
     await mkdir(dataDir, { recursive: true });
-    store = await RemoteNodeStore.open(join(dataDir, 'remote-nodes.json'), cipher);
+    store = await RemoteNodeStore.open(join(dataDir, 'remote-nodes.json'), cipher, logger);
   }
   const resolver = mergedResolver(configNodes, store);
   return { resolver, routes: remoteNodeRoutes(store, resolver) };

@@ -63,8 +63,8 @@ export function createSecretResolver(options: SecretResolverOptions = {}): Secre
           return readSecretFile(isAbsolute(path) ? path : resolve(baseDir, path), describeSecretRef(ref));
         }
         case 'vault': {
-          const { mount, path, key } = ref as { mount: string; path: string; key: string };
-          return vaultReader().read(mount, path, key);
+          const { mount, path, key } = ref as { mount: string; path: string; key?: string };
+          return key === undefined ? vaultReader().readAll(mount, path) : vaultReader().read(mount, path, key);
         }
         default:
           throw new TypeError(`${describeSecretRef(ref)}: no resolver for scheme ${ref.scheme}`);

@@ -42,6 +42,11 @@ export class VaultKvReader {
     return new SecretValue(value);
   }
 
+  /** The whole secret (every field) as JSON: `vault:mount/path` without `#key`, e.g. a key ring kept as one secret. */
+  async readAll(mount: string, path: string): Promise<SecretValue> {
+    return new SecretValue(JSON.stringify(await this.readSecret(mount, path, `vault:${mount}/${path}`)));
+  }
+
   private async readSecret(mount: string, path: string, ref: string): Promise<Readonly<Record<string, unknown>>> {
     const cacheKey = `${mount}/${path}`;
     const cached = this.cache.get(cacheKey);

@@ -5,6 +5,7 @@ import { silentLogger, type Logger } from '../observability/logger.js';
 import type { ApiResponse, ApiRoute } from './api-route.js';
 import type { ApiTokens } from './api-tokens.js';
 import { roleCan } from './roles.js';
+import { ABORTED, hasBody, INVALID, isJsonType, readJsonBody, TOO_LARGE } from './read-body.js';
 import { matchRoute } from './route-match.js';
 
 export interface NodeHttpServer {
@@ -26,7 +27,16 @@ export interface NodeHttpServerOptions {
   readonly logger?: Logger;
   /** Largest request body accepted. Default 1 MiB. */
   readonly maxBodyBytes?: number;
+  /**
+   * Further protocols on the same port (the A2A binding, the flow pages), asked in order
+   * before the API: each answers the requests it owns and returns true, or returns false.
+   * A front door does its own authentication.
+   */
+  readonly frontDoors?: readonly FrontDoor[];
 }
+
+/** Serves the requests it owns (true), leaves the others untouched (false). */
+export type FrontDoor = (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean>;
 
 /**
  * The node's one HTTP server: `/healthz` (liveness), `/readyz` (200 while serving, 503
@@ -59,6 +69,7 @@ export async function startNodeHttpServer(options: NodeHttpServerOptions): Promi
 async function handle(req: IncomingMessage, res: ServerResponse, options: NodeHttpServerOptions): Promise<void> {
   const path = (req.url ?? '/').split('?')[0]!;
   const method = req.method ?? 'GET';
+  for (const door of options.frontDoors ?? []) if (await door(req, res)) return;
   // The remote execution protocol's endpoints sit at the root, as its clients expect them.
   const isApi = path.startsWith('/api/') || path === '/execute' || path.startsWith('/execute/');
   if (!isApi) return serveOperational(res, method, path, options);
@@ -73,8 +84,13 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: NodeHt
   if (!roleCan(principal.role, route.permission)) {
     return send(res, { status: 403, body: { error: `forbidden: role ${principal.role} lacks ${route.permission} permission` } });
   }
+  // Every body is JSON: another type is refused before a byte of it is read.
+  if (hasBody(req) && !isJsonType(req.headers['content-type'])) {
+    return send(res, { status: 415, body: { error: 'unsupported media type: the body must be application/json' } });
+  }
   const maxBytes = route.maxBodyBytes ?? options.maxBodyBytes ?? 1024 * 1024;
-  const body = await readJson(req, maxBytes);
+  const body = await readJsonBody(req, maxBytes);
+  if (body === ABORTED) return;
   if (body === TOO_LARGE) return send(res, { status: 413, body: { error: `payload too large: the body must be at most ${maxBytes} bytes` } });
   if (body === INVALID) return send(res, { status: 400, body: { error: 'bad request: the body must be a JSON document' } });
   send(res, await route.handle({ method, path, params, body, principal }));
@@ -95,29 +111,6 @@ function serveOperational(res: ServerResponse, method: string, path: string, opt
     return;
   }
   send(res, { status: 404, body: { error: 'not found' } });
-}
-
-const INVALID = Symbol('invalid body');
-const TOO_LARGE = Symbol('body too large');
-
-async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  // Read to the end even when too large (keeping nothing more), so the client, still
-  // sending, gets the 413 instead of a reset connection (up to four times the limit).
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size <= maxBytes) chunks.push(chunk);
-    else if (size > 4 * maxBytes) return TOO_LARGE;
-    else chunks.length = 0;
-  }
-  if (size > maxBytes) return TOO_LARGE;
-  if (size === 0) return undefined;
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    return INVALID;
-  }
 }
 
 function send(res: ServerResponse, response: ApiResponse, headers: Record<string, string> = {}): void {

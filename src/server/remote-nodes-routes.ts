@@ -52,7 +52,7 @@ export function remoteNodeRoutes(store: RemoteNodeStore | undefined, resolver: R
       pattern: '/api/v1/remote-nodes',
       permission: 'admin',
       async handle() {
-        return { status: 200, body: { nodes: (await resolver.list()).map(view) } };
+        return { status: 200, body: { nodes: (await resolver.list()).map(view), unreadable: store?.unreadable() ?? [] } };
       },
     },
     {
@@ -60,6 +60,8 @@ export function remoteNodeRoutes(store: RemoteNodeStore | undefined, resolver: R
       pattern: '/api/v1/remote-nodes/:name',
       permission: 'admin',
       async handle({ params }) {
+        const broken = store?.unreadable().find((entry) => entry.name === params.name);
+        if (broken) return apiError(422, `unprocessable: remote node ${broken.name} in the store cannot be read (${broken.code}); replace it with PUT or remove it with DELETE`);
         const node = await resolver.get(params.name!);
         return node ? { status: 200, body: view(node) } : apiError(404, 'not found');
       },
@@ -72,7 +74,7 @@ export function remoteNodeRoutes(store: RemoteNodeStore | undefined, resolver: R
         if (!store) return unconfigured;
         const parsed = parseBody(body, params.name);
         if (!parsed.ok) return parsed.response;
-        const existed = store.stored(parsed.value.name) !== undefined;
+        const existed = store.has(parsed.value.name);
         await store.put(parsed.value);
         return { status: existed ? 200 : 201, body: view(store.get(parsed.value.name)!) };
       },

@@ -68,7 +68,15 @@ export function transportConformance(target: ConformanceTarget): void {
       expect(delivery!.attempt).toBe(1);
     });
 
-    it('transport - subscribers without a group each get every message (fan-out)', async () => {
+    // A case for a trait the transport does not claim is not registered at all (rather than
+    // reported as skipped): there is nothing to test. The claim itself is asserted above.
+    type Case = (name: string, fn: () => Promise<void>) => void;
+    const registerIf = (claim: boolean): Case => (claim ? (name, fn) => it(name, fn) : () => undefined);
+    const claimed = (trait: keyof RpcTransport['traits']): Case => registerIf(target.expectedTraits[trait] === true);
+    // Fan-out is claimed unless a transport declares `fanOut: false`.
+    const fanOut = target.expectedTraits.fanOut !== false;
+
+    registerIf(fanOut)('transport - subscribers without a group each get every message (fan-out)', async () => {
       const [a, b, c] = [await open(), await open(), await open()];
       const topic = freshTopic();
       const first = new Collector({ autoAck: true });
@@ -87,19 +95,15 @@ export function transportConformance(target: ConformanceTarget): void {
       const watcher = new Collector({ autoAck: true });
       await b.subscribe(topic, shared.handler, { group });
       await c.subscribe(topic, shared.handler, { group });
-      await d.subscribe(topic, watcher.handler);
+      // A fan-out subscriber alongside the group sees every message too (where fan-out exists).
+      if (fanOut) await d.subscribe(topic, watcher.handler);
       const sent = Array.from({ length: 40 }, (_, i) => `m${i}`);
       for (const [i, body] of sent.entries()) await a.publish(topic, { body: bytes(body), key: `key-${i}` });
-      expect((await watcher.waitFor(40)).map(text).sort()).toEqual([...sent].sort());
+      if (fanOut) expect((await watcher.waitFor(40)).map(text).sort()).toEqual([...sent].sort());
       expect((await shared.waitFor(40)).map(text).sort()).toEqual([...sent].sort());
       await barrier(a);
       expect(shared.deliveries).toHaveLength(40);
     });
-
-    // A case for a trait the transport does not claim is not registered at all (rather than
-    // reported as skipped): there is nothing to test. The claim itself is asserted above.
-    type Case = (name: string, fn: () => Promise<void>) => void;
-    const claimed = (trait: keyof RpcTransport['traits']): Case => (target.expectedTraits[trait] ? (name, fn) => it(name, fn) : () => undefined);
 
     claimed('orderedByKey')('transport - messages with the same key arrive in publish order', async () => {
       const a = await open();
@@ -130,6 +134,25 @@ export function transportConformance(target: ConformanceTarget): void {
       expect(new Set(deliveries.map((d) => d.coordinates.deliveryId)).size).toBe(1);
       await barrier(a);
       expect(got.deliveries).toHaveLength(3);
+    });
+
+    claimed('redelivery')('transport - defer hands the message over again with the same attempt, never counted against a delivery limit', async () => {
+      const a = await open();
+      const topic = freshTopic();
+      const got = new Collector();
+      // More deferrals than JetStream's default max_deliver (5): none may count.
+      await a.subscribe(topic, (d) => {
+        got.handler(d);
+        if (got.deliveries.length < 7) d.defer(10);
+        else d.ack();
+      }, { group: 'deferral' });
+      await a.publish(topic, { body: bytes('later') });
+      const deliveries = await got.waitFor(7);
+      expect(deliveries.map((d) => d.attempt)).toEqual([1, 1, 1, 1, 1, 1, 1]);
+      expect(deliveries.filter((d) => d.exhausted)).toEqual([]);
+      expect(new Set(deliveries.map((d) => d.coordinates.deliveryId)).size).toBe(1);
+      await barrier(a);
+      expect(got.deliveries).toHaveLength(7);
     });
 
     it('transport - maxInflight holds back deliveries until one is settled', async () => {

@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentProcess } from '../support/agent-process-client.js';
+import { runAmqp } from '../support/amqp-target.js';
 import { until } from '../support/fleet.js';
 import { runKafka } from '../support/kafka-target.js';
+import { runMqtt } from '../support/mqtt-target.js';
 import { runNats } from '../support/nats-target.js';
+import { runSqs } from '../support/sqs-target.js';
 import type { TransportSpec } from '../support/transport-spec.js';
 
 /** Where the agents of one block meet: a transport spec, and for Kafka a tenant of the block's own. */
@@ -16,6 +19,8 @@ interface Broker {
 const brokers: Array<[string, Broker]> = [
   ['nats', { start: async () => ({ transport: (await runNats()).spec() }) }],
   ['nats durable', { start: async () => ({ transport: (await runNats()).spec({ durable: true }) }) }],
+  ['mqtt', { start: async () => ({ transport: (await runMqtt()).spec() }) }],
+  ['sqs', { start: async () => ({ transport: (await runSqs()).spec() }) }],
   [
     'kafka',
     {
@@ -25,6 +30,7 @@ const brokers: Array<[string, Broker]> = [
       },
     },
   ],
+  ['amqp', { start: async () => ({ transport: (await runAmqp()).spec() }) }],
 ];
 
 // Every envelope between the processes is HMAC-signed and verified: the transports carry

@@ -1,9 +1,10 @@
-import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../../tools/brokers/free-port.js';
 import { DaemonProcess } from '../support/daemon-process.js';
+import { copyEchoFixtureOn } from '../support/echo-fixture.js';
 import { runKafka } from '../support/kafka-target.js';
 import { runCliProcess } from '../support/run-cli-process.js';
 import { scopeConfig } from '../support/scoped-config.js';
@@ -14,12 +15,7 @@ let env: NodeJS.ProcessEnv;
 let daemon: DaemonProcess;
 
 beforeAll(async () => {
-  cpSync(new URL('../fixtures/config/echo-nats', import.meta.url).pathname, configDir, { recursive: true });
-  for (const file of ['capabilities.yaml', 'rpc-peers.yaml']) {
-    const path = join(configDir, file);
-    const text = readFileSync(path, 'utf8').replace('nats: { servers: "${env:NATS_URL}" }', 'kafka: { brokers: ["${env:KAFKA_BROKERS}"] }').replace('kind: nats', 'kind: kafka');
-    writeFileSync(path, text);
-  }
+  copyEchoFixtureOn(configDir, 'kafka: { brokers: ["${env:KAFKA_BROKERS}"] }', 'kafka');
   scopeConfig(configDir, { tenantId: kafka.tenantId });
   env = { KAFKA_BROKERS: kafka.brokers[0]!, AGENT_DATA_DIR: join(configDir, 'data'), AGENT_HTTP_PORT: '0' };
   daemon = await DaemonProcess.start(configDir, env, await freePort());

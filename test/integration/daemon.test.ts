@@ -70,7 +70,8 @@ describe('agent-rpc serve and the operator commands, on real NATS', () => {
     const missing = await runCliProcess(['dlq', 'requeue', 'no-such-record', '--config', configDir], env);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/EAGENTRPC_DLQ_RECORD_NOT_FOUND/);
-  });
+    // Six or more CLI processes, each a Node start: on a loaded machine that outlasts the default 20 s.
+  }, 90_000);
 
   it('daemon - $requeue refuses callers other than the agent operator tool', async () => {
     const stranger = new AgentNode({ id: 'stranger', transports: [natsTransport(nats.options)], peers: [{ id: 'echo-agent', routes: [{ kind: 'nats' }] }] });

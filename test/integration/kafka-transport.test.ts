@@ -74,6 +74,30 @@ describe('kafka - at-least-once', () => {
   });
 });
 
+describe('kafka - fan-out groups', () => {
+  it('kafka - a fan-out subscriber has its start committed when subscribe resolves, so a rejoin goes on from there; its group goes with it', async () => {
+    const t = topic();
+    const publisher = await open();
+    await publisher.publish(t, { body: bytes('before'), key: 'k' });
+    const subscriber = await open();
+    const sub = await subscriber.subscribe(t, new Collector({ autoAck: true }).handler);
+    const admin = new Kafka({ brokers: kafka.brokers, logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    try {
+      const groupsOf = async (): Promise<string[]> => (await admin.listGroups()).groups.map((g) => g.groupId).filter((id) => id.startsWith(`fanout.${t}.`));
+      const [groupId] = await groupsOf();
+      expect(groupId).toBeDefined();
+      const [ends, [committed]] = await Promise.all([admin.fetchTopicOffsets(t), admin.fetchOffsets({ groupId: groupId as string, topics: [t] })]);
+      const byPartition = (list: Array<{ partition: number; offset: string }>) => Object.fromEntries(list.map((p) => [p.partition, p.offset]));
+      expect(byPartition(committed?.partitions ?? [])).toEqual(byPartition(ends.map(({ partition, high }) => ({ partition, offset: high }))));
+      await sub.close();
+      expect(await groupsOf()).toEqual([]);
+    } finally {
+      await admin.disconnect();
+    }
+  }, 60_000);
+});
+
 describe('kafka - topics and options', () => {
   it('kafka - topics are created on demand with the configured partitions; ephemeral (reply) topics get one', async () => {
     const transport = kafkaTransport({ brokers: kafka.brokers, partitions: 4 });

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeEnvelope, isUuid } from '../../src/envelope/index.js';
 import { RpcError } from '../../src/errors.js';
 import type { LocalBusEvents } from '../../src/rpc/local-bus.js';
+import { silentLogger, type Logger } from '../../src/observability/logger.js';
 import { Collector } from '../support/collector.js';
 import { MemoryFleet, gate, until } from '../support/fleet.js';
 
@@ -164,9 +165,9 @@ describe('requestAgent - sync mode', () => {
 
 describe('requestAgent - retry', () => {
   it('requestAgent - a lost attempt is retried with the same messageId; the handler runs once', async () => {
-    const duplicates: string[] = [];
-    const caller = await fleet.node('caller', { metrics: { duplicateSkipped: (capability) => duplicates.push(capability) } });
-    const svc = await fleet.node('svc', { limits: { retryDelayMs: 5 } });
+    const retriesSeen: string[] = [];
+    const caller = await fleet.node('caller');
+    const svc = await fleet.node('svc', { limits: { retryDelayMs: 5 }, metrics: { duplicateSkipped: (capability) => retriesSeen.push(capability) } });
     const release = gate();
     const seen: string[] = [];
     svc.handle('slow-once', async (_input, ctx) => {
@@ -179,15 +180,41 @@ describe('requestAgent - retry', () => {
       capability: 'slow-once',
       payload: null,
       timeoutMs: 10_000,
-      retry: { attempts: 3, attemptTimeoutMs: 30, backoffMs: 1 },
+      retry: { attempts: 200, attemptTimeoutMs: 30, backoffMs: 1 },
     });
-    // The first attempt times out while the handler still runs; the retry is published.
-    await until(() => svc.pendingCalls === 0 && caller.pendingCalls === 1 && seen.length === 1);
-    setTimeout(() => release.open(), 40);
+    // The first attempt times out while the handler still runs; its retry reaches the svc's dedupe.
+    await until(() => retriesSeen.length > 0);
+    release.open();
     const result = await pending;
     expect(result).toMatchObject({ status: 'ok', response: 'answered' });
     expect(seen).toEqual([result.messageId]);
-    await until(() => duplicates.length > 0);
+    expect(await caller.dlq.list()).toEqual([]);
+  });
+
+  it('requestAgent - an answer arriving while a retry waits for its turn settles the call, not the DLQ', async () => {
+    const retrying = gate();
+    const logger: Logger = {
+      ...silentLogger,
+      isLevelEnabled: () => true,
+      debug: (_fields, message) => (message.startsWith('retrying call') ? retrying.open() : undefined),
+      child: () => logger,
+    };
+    const caller = await fleet.node('caller', { logger });
+    const svc = await fleet.node('svc');
+    const release = gate();
+    let runs = 0;
+    svc.handle('slow-once', async () => {
+      runs += 1;
+      await release.promise;
+      return 'answered';
+    });
+    // The first attempt times out; during the long pause before the retry, the answer comes.
+    const pending = caller.requestAgent({ to: 'svc', capability: 'slow-once', payload: null, timeoutMs: 60_000, retry: { attempts: 2, attemptTimeoutMs: 30, backoffMs: 30_000 } });
+    await retrying.promise;
+    release.open();
+    const result = await pending;
+    expect(result).toMatchObject({ status: 'ok', response: 'answered' });
+    expect(runs).toBe(1);
     expect(await caller.dlq.list()).toEqual([]);
   });
 
@@ -195,6 +222,34 @@ describe('requestAgent - retry', () => {
     const caller = await fleet.node('caller');
     await expect(caller.requestAgent({ to: 'a', capability: 'x', payload: null, mode: 'async', retry: { attempts: 2 } })).rejects.toThrow(TypeError);
     await expect(caller.requestAgent({ to: 'a', capability: 'x', payload: null, retry: { attempts: 0 } })).rejects.toThrow(RangeError);
+  });
+});
+
+describe('handler logs', () => {
+  /** A logger that keeps each line with the bindings of the child it was written through. */
+  function capturing(lines: Array<Record<string, unknown>>, bindings: Record<string, unknown> = {}): Logger {
+    const at = (level: string) => (fields: Record<string, unknown>, msg: string) => void lines.push({ ...bindings, ...fields, level, msg });
+    return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), isLevelEnabled: () => true, child: (more) => capturing(lines, { ...bindings, ...more }) };
+  }
+
+  it('handler logs - every line a handler writes through ctx.logger carries the request and its trace id', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const caller = await fleet.node('caller');
+    const svc = await fleet.node('svc', { logger: capturing(lines) });
+    svc.handle('work', (_input, ctx) => {
+      ctx.logger.info({ step: 1 }, 'working');
+      const { logger } = ctx;
+      logger.warn({ step: 2 }, 'still working');
+      return 'done';
+    });
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const result = await caller.requestAgent({ to: 'svc', capability: 'work', payload: null, headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });
+    expect(result.status).toBe('ok');
+    const written = lines.filter((line) => line['msg'] === 'working' || line['msg'] === 'still working');
+    expect(written).toHaveLength(2);
+    for (const line of written) {
+      expect(line).toMatchObject({ correlationId: result.correlationId, messageId: result.messageId, capability: 'work', from: 'agent://caller', traceId });
+    }
   });
 });
 

@@ -4,6 +4,7 @@ import { RpcError } from '../../src/errors.js';
 import type { DlqRecord } from '../../src/dlq/record.js';
 import { MemoryIdempotencyStore } from '../../src/idempotency/memory-store.js';
 import { AgentNode } from '../../src/rpc/agent-node.js';
+import type { RpcTransport } from '../../src/transport.js';
 import { MemoryBus, memoryTransport } from '../../transports/memory/index.js';
 import { Collector } from '../support/collector.js';
 import { foreignRequest } from '../support/envelopes.js';
@@ -57,7 +58,7 @@ describe('delivery controls - dedupe claims', () => {
     svc.handle('work', () => ++runs);
     const envelope = request();
     // The claim a crashed consumer left behind.
-    await store.claim(envelope.messageId, 30);
+    await store.claim(envelope.messageId, 30, { instance: 'another-replica', life: 'gone' });
     const replies = new Collector({ autoAck: true });
     const raw = await f.raw();
     await raw.subscribe('test.replies', replies.handler);
@@ -66,6 +67,55 @@ describe('delivery controls - dedupe claims', () => {
     const decoded = decodeEnvelope(reply!.body);
     expect(decoded.ok && decoded.envelope.payload).toEqual({ ok: true, data: 1 });
     expect(runs).toBe(1);
+  });
+});
+
+describe('delivery controls - claims of live replicas', () => {
+  it('delivery controls - a duplicate reaching a second replica while the first runs it waits uncounted and is answered with the first run\'s reply', async () => {
+    const f = await fleet();
+    const store = new MemoryIdempotencyStore();
+    const release = gate();
+    let runs = 0;
+    const attempts: Record<string, number[]> = { 'svc-a': [], 'svc-b': [] };
+    for (const instanceId of ['svc-a', 'svc-b']) {
+      const transport = memoryTransport({ bus: f.bus });
+      // Every delivery of the request topic this replica gets, with its attempt.
+      const seeing = new Proxy(transport, {
+        get(target, property, receiver) {
+          if (property !== 'subscribe') return Reflect.get(target, property, receiver);
+          const subscribe: RpcTransport['subscribe'] = (topic, handler, options) =>
+            target.subscribe(topic, (d) => {
+              if (topic === 'agents.svc.requests') attempts[instanceId]!.push(d.attempt);
+              handler(d);
+            }, options);
+          return subscribe;
+        },
+      });
+      const node = new AgentNode({ id: 'svc', instanceId, transports: [seeing], idempotency: { store } });
+      node.handle('work', async () => {
+        runs++;
+        await release.promise;
+        return 'done once';
+      });
+      await node.start();
+      closers.push(() => node.close());
+    }
+    const replies = new Collector({ autoAck: true });
+    const raw = await f.raw();
+    await raw.subscribe('test.replies', replies.handler);
+    // The same message twice (a publisher's retry): the group hands one to each replica.
+    const body = encodeEnvelope(request());
+    await raw.publish('agents.svc.requests', { body });
+    await raw.publish('agents.svc.requests', { body });
+    // The replica without the claim has looked at its copy again at least once, uncounted.
+    await until(() => attempts['svc-a']!.length + attempts['svc-b']!.length >= 3, 10_000);
+    release.open();
+    const [first, second] = await replies.waitFor(2);
+    expect(Buffer.from(second!.body).equals(Buffer.from(first!.body))).toBe(true);
+    const decoded = decodeEnvelope(first!.body);
+    expect(decoded.ok && decoded.envelope.payload).toEqual({ data: 'done once', ok: true });
+    expect(runs).toBe(1);
+    expect([...attempts['svc-a']!, ...attempts['svc-b']!].every((attempt) => attempt === 1)).toBe(true);
   });
 });
 

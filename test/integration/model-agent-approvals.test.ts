@@ -136,6 +136,21 @@ remoteNodes:
     expect(JSON.stringify(model.requests.map((request) => request.raw))).not.toContain(API_TOKEN);
   });
 
+  it('remote_agent - the model lists the nodes as {name, description}, and an unknown name is answered with the available ones', async () => {
+    daemons = new ModelDaemons(model);
+    const desk = await daemons.start({ id: 'desk', capabilitiesYaml: SESSION_CAPABILITY('assist'), agentYaml: remoteAgentConfig(1) });
+    model.script(
+      { toolCalls: [{ name: 'list_remote_nodes', arguments: {} }] },
+      { toolCalls: [{ name: 'remote_agent', arguments: { node: 'prod', message: 'deploy' } }] },
+      { text: 'No such node.' },
+    );
+    const api = new SessionApiClient(`http://127.0.0.1:${desk.http.port}`);
+    const { body } = await api.create(API_TOKEN, { message: 'deploy', safeMode: false });
+    expect((await api.waitFor(API_TOKEN, body.sessionId)).messages.at(-1).content).toBe('No such node.');
+    expect(JSON.parse(lastToolResults(model.requests[1]!)[0]!)).toEqual([{ name: 'build-farm', description: 'Builds and tests' }]);
+    expect(lastToolResults(model.requests[2]!)[0]).toBe('Unknown remote node "prod". Available nodes: build-farm');
+  });
+
   it('remote_agent - the remote guard sees the chain across nodes and refuses past its depth', async () => {
     daemons = new ModelDaemons(model);
     const farm = await daemons.start({ id: 'farm', capabilitiesYaml: SESSION_CAPABILITY('assist'), agentYaml: `${modelAgent('assist', 'think')}session: { capability: assist }\nguard: { maxDepth: 1 }\n` });

@@ -155,10 +155,11 @@ describe('nats - durable (JetStream)', () => {
 });
 
 describe('nats - durable inbox end to end', () => {
-  it('nats - a request whose handler outlives every redelivery is dead-lettered with max-deliver, the caller told', async () => {
+  it('nats - a request whose handler outlives its claim lease and every redelivery is dead-lettered with max-deliver, the caller told', async () => {
     const durable = { ackWaitMs: 300, maxDeliver: 2 };
     const peers = new PeerTable([{ id: 'slow', routes: [{ kind: 'nats' }] }]);
-    const slow = new AgentNode({ id: 'slow', transports: [natsTransport({ ...nats.options, durable })], peers, limits: { retryDelayMs: 20 } });
+    // A lease shorter than ack_wait: each redelivery finds the claim lapsed and runs again.
+    const slow = new AgentNode({ id: 'slow', transports: [natsTransport({ ...nats.options, durable })], peers, limits: { retryDelayMs: 20 }, idempotency: { leaseMs: 100 } });
     const caller = new AgentNode({ id: 'caller', transports: [natsTransport({ ...nats.options, durable })], peers });
     const release = gate();
     slow.handle('hang', () => release.promise);

@@ -33,6 +33,10 @@ describe('quickstart - npm start', () => {
       expect(refused.code).toBe(1);
       expect(JSON.parse(refused.stdout)).toMatchObject({ status: 'error', error: { code: 'EAGENTRPC_REMOTE_API', details: { status: 401 } } });
       expect((await fetch(`${url}/metrics`)).status).toBe(200);
+      // The printed card URL serves the agent's A2A Agent Card.
+      const cardUrl = /Agent Card: (\S+)/.exec(stdout)?.[1];
+      expect(cardUrl).toBe(`${url}/a2a/pr-reviewer/.well-known/agent-card.json`);
+      expect(await (await fetch(cardUrl!)).json()).toMatchObject({ name: 'pr-reviewer', skills: expect.arrayContaining([expect.objectContaining({ id: 'review-pr' })]) });
     } finally {
       process.kill(-child.pid!, 'SIGINT');
     }

@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { createClient } from 'redis';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { HttpRemoteAgent } from '../../src/remote-nodes/http-remote-agent.js';
@@ -12,6 +10,7 @@ import { FLEET_SECRETS } from '../support/model-agent-fleet.js';
 import { API_TOKEN, ModelDaemons } from '../support/model-daemons.js';
 import { runRedis, type RunRedis } from '../support/redis-target.js';
 import { freshContext, nodeAt, postJson, REDIS_PASSWORD, withPassword, workerSpec } from '../support/remote-execution-worker.js';
+import { auditRecordsOnceWritten } from '../support/audit-file.js';
 
 let redis: RunRedis;
 let redisWithPassword: string;
@@ -68,7 +67,7 @@ describe('remote execution - an agent step run on a worker', () => {
     expect(context.usage[0]).toMatchObject({ modelRequests: 2 });
     expect(context.usage[0]!.inputTokens).toBeGreaterThan(0);
     // It went through the agent's inbox: auth checked the request whose messageId is the step id.
-    const audit = readFileSync(join(worker.dataDir, 'audit.jsonl'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const audit = await auditRecordsOnceWritten([worker.dataDir], (record) => record.kind === 'auth_check' && record.messageId === context.stepId);
     expect(audit).toContainEqual(expect.objectContaining({ kind: 'auth_check', decision: 'accept', messageId: context.stepId, peerId: 'agent://execute-api', capability: 'fix' }));
   });
 

@@ -140,7 +140,7 @@ describe('session API', () => {
   it('sessions - unknown routes and methods answer 404 and 405; bodies must be JSON', async () => {
     expect((await api.call('GET', '/api/v1/nothing', TOKENS.alice)).status).toBe(404);
     expect((await api.call('DELETE', '/api/v1/agent/sessions', TOKENS.alice)).status).toBe(405);
-    const response = await fetch(`${api.baseUrl}/api/v1/agent/sessions`, { method: 'POST', headers: { authorization: `Bearer ${TOKENS.alice}` }, body: '{not json' });
+    const response = await fetch(`${api.baseUrl}/api/v1/agent/sessions`, { method: 'POST', headers: { authorization: `Bearer ${TOKENS.alice}`, 'content-type': 'application/json' }, body: '{not json' });
     expect(response.status).toBe(400);
     expect((await api.create(TOKENS.alice, { message: 'echo: x', extra: 1 })).status).toBe(400);
   });

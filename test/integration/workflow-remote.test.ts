@@ -8,6 +8,7 @@ import { DaemonProcess } from '../support/daemon-process.js';
 import { FLEET_SECRETS, ModelAgentFleet } from '../support/model-agent-fleet.js';
 import { API_TOKEN, ModelDaemons } from '../support/model-daemons.js';
 import { runCliProcess } from '../support/run-cli-process.js';
+import { auditRecordsOnceWritten } from '../support/audit-file.js';
 
 // Executor: `agent-rpc run` in its own process. Worker: `agent-rpc serve` in its own process.
 // Both ask the same scripted model server, one step after the other.
@@ -186,8 +187,8 @@ steps:
       expect(result.response!.usage).toMatchObject({ inputTokens: 300, outputTokens: 30, modelRequests: 2 });
       expect(result.usage).toEqual(result.response!.usage);
       // The worker ran it through its inbox as a request of the execute API to the same agent.
-      const audit = readFileSync(join(daemons.dataDirOf('planner'), 'audit.jsonl'), 'utf8');
-      expect(audit).toContain('"peerId":"agent://execute-api"');
+      const fromExecuteApi = await auditRecordsOnceWritten([daemons.dataDirOf('planner')], (record) => record.peerId === 'agent://execute-api');
+      expect(fromExecuteApi.length).toBeGreaterThan(0);
     } finally {
       await fleet.close();
     }

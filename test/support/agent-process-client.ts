@@ -61,6 +61,20 @@ export class AgentProcess {
     });
   }
 
+  /** Lets every `held` request this process is handling answer. */
+  release(): void {
+    this.child.send({ type: 'release' } satisfies ParentMessage);
+  }
+
+  /** SIGSTOP: the process, and its consumers, stand still until resume(). */
+  pause(): void {
+    this.child.kill('SIGSTOP');
+  }
+
+  resume(): void {
+    this.child.kill('SIGCONT');
+  }
+
   /** Graceful: the node drains and closes, the process exits 0. */
   async stop(): Promise<number | null> {
     if (this.child.exitCode === null && this.child.connected) this.child.send({ type: 'close' } satisfies ParentMessage);

@@ -10,7 +10,10 @@ import { AgentNode } from '../../src/rpc/agent-node.js';
 import { RedisFlowStore } from '../../src/guard/redis-flow-store.js';
 import type { FlowStore } from '../../src/guard/flow-store.js';
 import { SqliteIdempotencyStore } from '../../src/idempotency/sqlite-store.js';
+import { JsonlDlqSink } from '../../src/dlq/jsonl-file-sink.js';
 import type { RequestAgentOptions } from '../../src/rpc/request-agent.js';
+import { silentLogger, type Logger } from '../../src/observability/logger.js';
+import { gate } from '../../src/testing/wait.js';
 import type { Delivery, RpcTransport } from '../../src/transport.js';
 import { createTransport, type TransportSpec } from './transport-spec.js';
 
@@ -42,9 +45,17 @@ export interface AgentProcessConfig {
   readonly alsoIds?: readonly string[];
   /** Per-peer call timeout for `relay`, default 30 s. */
   readonly relayTimeoutMs?: number;
+  /** Handlers running at once (limits.concurrency). */
+  readonly concurrency?: number;
+  /** Dead letters go to this JSONL file (the test reads it); default in memory. */
+  readonly dlqPath?: string;
+  /** idempotency.leaseMs of the first node. */
+  readonly leaseMs?: number;
+  /** The transport's warnings and errors reach the parent as bus events named `log`. */
+  readonly forwardLogs?: boolean;
 }
 
-export type ParentMessage = { type: 'call'; id: number; options: RequestAgentOptions } | { type: 'close' };
+export type ParentMessage = { type: 'call'; id: number; options: RequestAgentOptions } | { type: 'close' } | { type: 'release' };
 export type ChildMessage =
   | { type: 'ready' }
   | { type: 'result'; id: number; result: unknown }
@@ -52,6 +63,21 @@ export type ChildMessage =
   | { type: 'failed'; error: string };
 
 const send = (message: ChildMessage): void => void process.send?.(message);
+
+/** `held` requests wait for the parent's `release`; each tells the parent it arrived. */
+const held = gate();
+
+/** Warnings and errors as bus events, for tests that wait for a transport's failure. */
+function forwardingLogger(): Logger {
+  const forward =
+    (level: string) =>
+    (fields: Record<string, unknown>, message: string): void => {
+      const { topic, restart } = fields;
+      send({ type: 'bus', name: 'log', event: { level, message, topic: typeof topic === 'string' ? topic : undefined, restart: restart === true } });
+    };
+  const logger: Logger = { ...silentLogger, warn: forward('warn'), error: forward('error'), isLevelEnabled: (level) => level === 'warn' || level === 'error', child: () => logger };
+  return logger;
+}
 
 /** Wraps subscriptions so the configured ack kills the process (crash-before-commit). */
 function killOnAck(transport: RpcTransport, messageId: string): RpcTransport {
@@ -81,6 +107,7 @@ async function main(config: AgentProcessConfig): Promise<void> {
   node.on('agent.rpc.event', (event) => send({ type: 'bus', name: 'agent.rpc.event', event: plain(event) }));
 
   process.on('message', (message: ParentMessage) => {
+    if (message.type === 'release') return held.open();
     if (message.type === 'close') {
       void Promise.all([node, ...others].map((n) => n.close())).then(async () => {
         await store?.close();
@@ -103,7 +130,7 @@ function plain(value: object): unknown {
 }
 
 async function startAgent(id: string, config: AgentProcessConfig, store: SqliteIdempotencyStore | undefined, guardStore: FlowStore | undefined): Promise<AgentNode> {
-  let transport = await createTransport(config.transport, id);
+  let transport = await createTransport(config.transport, config.instanceId ?? id, config.forwardLogs ? forwardingLogger() : undefined);
   if (config.killOnAckOf) transport = killOnAck(transport, config.killOnAckOf);
   const node = new AgentNode({
     id,
@@ -111,7 +138,9 @@ async function startAgent(id: string, config: AgentProcessConfig, store: SqliteI
     ...(config.tenantId ? { tenantId: config.tenantId } : {}),
     transports: [transport],
     peers: config.peers.map((peer) => ({ id: peer, routes: [{ kind: transport.kind }] })),
-    ...(store ? { idempotency: { store } } : {}),
+    ...(store ? { idempotency: { store, ...(config.leaseMs ? { leaseMs: config.leaseMs } : {}) } } : {}),
+    ...(config.concurrency ? { limits: { concurrency: config.concurrency } } : {}),
+    ...(config.dlqPath && store ? { dlq: new JsonlDlqSink({ path: config.dlqPath }) } : {}),
     ...(config.hmac ? { auth: hmacFrom(config.hmac) } : {}),
     ...(config.guard ? { guard: config.guard } : {}),
     ...(guardStore ? { guardStore } : {}),
@@ -123,6 +152,18 @@ async function startAgent(id: string, config: AgentProcessConfig, store: SqliteI
     if (!config.effectsFile) throw new Error('count needs effectsFile');
     appendFileSync(config.effectsFile, `${ctx.envelope.messageId}\n`);
     return 'counted';
+  });
+  // `count` that takes a while: the effect is written when the run starts, the answer comes `ms` later.
+  node.handle<{ ms: number }>('slow-count', async (input, ctx) => {
+    if (!config.effectsFile) throw new Error('slow-count needs effectsFile');
+    appendFileSync(config.effectsFile, `${ctx.envelope.messageId}\n`);
+    await new Promise((resolve) => setTimeout(resolve, input.ms));
+    return 'counted';
+  });
+  node.handle('held', async (input) => {
+    send({ type: 'bus', name: 'held', event: input });
+    await held.promise;
+    return input;
   });
   node.handle<{ to: string; capability: string; payload: unknown }>('relay', async (input) => {
     const result = await node.requestAgent({ to: input.to, capability: input.capability, payload: input.payload });

@@ -8,13 +8,15 @@ const MAIN = fileURLToPath(new URL('../../bin/agent-rpc.ts', import.meta.url));
 export class DaemonProcess {
   readonly exited: Promise<number | null>;
   stderr = '';
+  /** The daemon's log (pino JSON lines go to stdout). */
+  stdout = '';
 
   private constructor(
     private readonly child: ChildProcess,
     readonly httpPort: number,
   ) {
     child.stderr?.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
-    child.stdout?.on('data', () => {});
+    child.stdout?.on('data', (chunk: Buffer) => (this.stdout += chunk.toString()));
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
   }
 

@@ -23,6 +23,8 @@ export interface ModelAgentSpec {
   readonly peers?: readonly string[];
   /** `anthropic` speaks the Messages API to the scripted server; default openai-compatible. */
   readonly provider?: 'openai-compatible' | 'anthropic';
+  /** rpc-peers.yaml `peers:` items written as given (instead of `peers`' memory routes). */
+  readonly peersYaml?: string;
 }
 
 /**
@@ -54,7 +56,8 @@ export class ModelAgentFleet {
         : `{ id: fast, provider: openai-compatible, model: scripted-small, baseUrl: "\${env:MODEL_URL}/v1", apiKeyRef: "\${env:MODEL_KEY}", default: true, pricing: { inputPer1M: 2, outputPer1M: 10 } }`;
     writeFileSync(join(dir, 'agent.yaml'), `version: 1\nagent: { id: ${spec.id} }\nlog: { level: warn }\ndataDir: ./data\nmodels:\n  - ${model}\n${spec.agentYaml}`);
     writeFileSync(join(dir, 'capabilities.yaml'), `version: 1\ntransports:\n  memory: {}\ncapabilities:\n${spec.capabilitiesYaml}`);
-    if (spec.peers) {
+    if (spec.peersYaml !== undefined) writeFileSync(join(dir, 'rpc-peers.yaml'), `version: 1\npeers:\n${spec.peersYaml}`);
+    else if (spec.peers) {
       writeFileSync(join(dir, 'rpc-peers.yaml'), `version: 1\npeers:\n${spec.peers.map((peer) => `  - id: agent://${peer}\n    transports: [{ kind: memory }]\n`).join('')}`);
     }
     const config = await loadAgentConfig(dir, builtinTransports, this.env);

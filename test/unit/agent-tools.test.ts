@@ -93,16 +93,29 @@ describe('agent tools: remote_agent and list_remote_nodes', () => {
     const runner = recordingRunner();
     const [tool] = await buildAgentTools({ policy: { remote_agent: true }, resolver: fleet, runner, delegated: false });
     const { context } = await contextFor('operator');
-    expect((await tool!.execute({ node: 'legacy', message: 'x' }, context)).output).toMatch(/^Invalid arguments for remote_agent: \/node must be equal to one of the allowed values/);
+    expect(await tool!.execute({ node: 'legacy', message: 'x' }, context)).toEqual({ isError: true, output: 'Unknown remote node "legacy". Available nodes: build-farm, data-lab' });
+    expect(await tool!.execute({ node: 'prod', message: 'x' }, context)).toEqual({ isError: true, output: 'Unknown remote node "prod". Available nodes: build-farm, data-lab' });
     expect((await tool!.execute({ node: 'build-farm' }, context)).isError).toBe(true);
+    expect((await tool!.execute({ node: 'build-farm', message: 'x', extra: 1 }, context)).isError).toBe(true);
     expect(runner.calls).toEqual([]);
+  });
+
+  it('tools - remote_agent names the nodes available when it is called, a node added to the store since included', async () => {
+    const nodes = [node('build-farm', 'token')];
+    const runner = recordingRunner();
+    const [tool] = await buildAgentTools({ policy: { remote_agent: true }, resolver: resolverOf(nodes), runner, delegated: false });
+    const { context } = await contextFor('operator');
+    nodes.push(node('night-shift', 'token'));
+    expect(await tool!.execute({ node: 'nightshift', message: 'x' }, context)).toEqual({ isError: true, output: 'Unknown remote node "nightshift". Available nodes: build-farm, night-shift' });
+    expect(await tool!.execute({ node: 'night-shift', message: 'x' }, context)).toEqual({ output: 'done: x' });
+    expect(runner.calls).toEqual([{ node: 'night-shift', message: 'x' }]);
   });
 
   it('tools - a failed remote run is an error result, audited with its code and session id', async () => {
     const failure = new RpcError('EAGENTRPC_REMOTE_TIMEOUT', 'remote session s-1 on build-farm did not finish', { details: { sessionId: 's-1' } });
     const [tool] = await buildAgentTools({ policy: { remote_agent: true }, resolver: fleet, runner: recordingRunner(failure), delegated: false });
     const { context, file, audit } = await contextFor('operator');
-    expect(await tool!.execute({ node: 'build-farm', message: 'x' }, context)).toEqual({ isError: true, output: 'remote_agent failed: remote session s-1 on build-farm did not finish' });
+    expect(await tool!.execute({ node: 'build-farm', message: 'x' }, context)).toEqual({ isError: true, output: 'remote_agent failed: [EAGENTRPC_REMOTE_TIMEOUT] remote session s-1 on build-farm did not finish' });
     await audit.close();
     expect((await readAuditLog(file, { kind: 'remote_agent_exec' }))[0]).toMatchObject({ remote_session_id: 's-1', outcome: 'failed', code: 'EAGENTRPC_REMOTE_TIMEOUT' });
   });
@@ -111,9 +124,13 @@ describe('agent tools: remote_agent and list_remote_nodes', () => {
     const runner = recordingRunner();
     const [tool] = await buildAgentTools({ policy: { list_remote_nodes: true }, resolver: fleet, runner, delegated: false });
     const { context, file, audit } = await contextFor('operator');
-    expect(await tool!.execute({}, context)).toEqual({ output: '- build-farm: build-farm agents\n- data-lab: Data science agents' });
-    expect(await tool!.execute({ name_filter: 'LAB' }, context)).toEqual({ output: '- data-lab: Data science agents' });
-    expect(await tool!.execute({ name_filter: 'zzz' }, context)).toEqual({ output: 'No remote nodes match "zzz".' });
+    const listed = async (args: Record<string, unknown>) => JSON.parse((await tool!.execute(args, context)).output);
+    expect(await listed({})).toEqual([
+      { name: 'build-farm', description: 'build-farm agents' },
+      { name: 'data-lab', description: 'Data science agents' },
+    ]);
+    expect(await listed({ name_filter: 'LAB' })).toEqual([{ name: 'data-lab', description: 'Data science agents' }]);
+    expect(await listed({ name_filter: 'zzz' })).toEqual([]);
     expect(runner.calls).toEqual([]);
     await audit.close();
     const records = await readAuditLog(file, { kind: 'remote_nodes_list' });

@@ -49,6 +49,15 @@ describe('config files', () => {
     expect(await configError(wrong)).toMatch(/agent\.yaml:11: guard\.implicitFlow: /);
   });
 
+  it('config - a replay memory in Redis needs guard.store, whose server it shares', async () => {
+    const auth = (t: string) => t.replace('auth: { required: internal }', 'auth: { required: hmac, keysRef: "file:keys.json", replay: { store: redis } }');
+    const error = await loadAgentConfig(variant('agent.yaml', auth), builtinTransports, env).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error).toMatchObject({ field: 'rpc.auth.replay.store', line: 7 });
+    const shared = variant('agent.yaml', (t) => auth(t) + 'guard: { store: { kind: redis, url: "redis://127.0.0.1:6379" } }\n');
+    expect((await loadAgentConfig(shared, builtinTransports, env)).agent.value.rpc?.auth).toMatchObject({ replay: { store: 'redis' } });
+  });
+
   it('config - a model agent whose model does not resolve fails at load, naming file, line and field', async () => {
     const handler = (model: string) => (t: string) =>
       t.replace('  review-pr: ./handlers/review-pr.js', `  review-pr:\n    type: agent\n    agent: { model: ${model} }\n    messages: [{ role: user, content: "Review \${input.prUrl}" }]`);

@@ -128,7 +128,8 @@ describe('remote nodes: credentials at rest', () => {
     parsed.nodes.find((n: { name: string }) => n.name === 'node-1').auth_token_sealed = parsed.nodes.find((n: { name: string }) => n.name === 'node-2').auth_token_sealed;
     writeFileSync(file, JSON.stringify(parsed));
     const tampered = await RemoteNodeStore.open(file, new CredentialCipher(secret));
-    expect(() => tampered.get('node-1')).toThrow(expect.objectContaining({ code: 'EAGENTRPC_CREDENTIAL_INVALID' }));
+    expect(tampered.get('node-1')).toBeUndefined();
+    expect(tampered.unreadable()).toEqual([{ name: 'node-1', code: 'EAGENTRPC_CREDENTIAL_INVALID', reason: expect.any(String) }]);
     expect(tampered.get('node-2')?.authToken?.reveal()).toBe('token-2-plaintext');
   });
 

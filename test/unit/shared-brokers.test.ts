@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { askBrokerService, serveBrokers, SharedBrokers, type BrokerService } from '../../tools/brokers/index.js';
 
 // Servers given by the environment: nothing is started, so this runs without brokers.
-const env = { NATS_URL: 'nats://10.1.2.3:4222', KAFKA_BROKERS: '10.1.2.3:9092, 10.1.2.4:9092', REDIS_URL: 'redis://10.1.2.3:6379' };
+const env = { NATS_URL: 'nats://10.1.2.3:4222', KAFKA_BROKERS: '10.1.2.3:9092, 10.1.2.4:9092', REDIS_URL: 'redis://10.1.2.3:6379', MQTT_URL: 'mqtt://10.1.2.3:1883', SQS_ENDPOINT: 'http://10.1.2.3:9324', RABBITMQ_URL: 'amqp://u:p@10.1.2.3:5672' };
 const services: BrokerService[] = [];
 
 afterEach(async () => {
@@ -15,7 +15,7 @@ function status(url: string): Promise<number | undefined> {
 }
 
 describe('shared brokers', () => {
-  it('shared brokers - NATS_URL, KAFKA_BROKERS and REDIS_URL are handed out as they are, over the service too', async () => {
+  it('shared brokers - NATS_URL, KAFKA_BROKERS, REDIS_URL, MQTT_URL and SQS_ENDPOINT are handed out as they are, over the service too', async () => {
     const shared = new SharedBrokers({ env });
     expect(await shared.get('kafka')).toEqual({ brokers: ['10.1.2.3:9092', '10.1.2.4:9092'] });
     const service = await serveBrokers(shared);
@@ -23,6 +23,9 @@ describe('shared brokers', () => {
     expect(service.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(await askBrokerService(service.url, 'nats')).toEqual({ url: 'nats://10.1.2.3:4222' });
     expect(await askBrokerService(service.url, 'redis')).toEqual({ url: 'redis://10.1.2.3:6379' });
+    expect(await askBrokerService(service.url, 'mqtt')).toEqual({ url: 'mqtt://10.1.2.3:1883' });
+    expect(await askBrokerService(service.url, 'sqs')).toEqual({ endpoint: 'http://10.1.2.3:9324' });
+    expect(await askBrokerService(service.url, 'rabbitmq')).toEqual({ url: 'amqp://u:p@10.1.2.3:5672' });
     expect(await status(`${service.url}/mysql`)).toBe(404);
     await shared.stop();
   });

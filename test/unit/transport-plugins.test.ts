@@ -37,24 +37,27 @@ const errorOf = (yaml: string): string => {
 
 describe('transport plug-ins', () => {
   it('transports - the built-in list has one plug-in per kind, each kind a replyTo scheme', () => {
-    expect(checkTransportPlugins(builtinTransports).map((plugin) => plugin.kind)).toEqual(['memory', 'nats', 'kafka', 'http']);
+    expect(checkTransportPlugins(builtinTransports).map((plugin) => plugin.kind)).toEqual(['memory', 'nats', 'kafka', 'http', 'amqp', 'mqtt', 'sqs', 'a2a']);
     expect(() => checkTransportPlugins([memoryTransportPlugin, memoryTransportPlugin])).toThrow(/two transport plug-ins of kind memory/);
     expect(() => checkTransportPlugins([{ ...memoryTransportPlugin, kind: 'Mem' }])).toThrow(TypeError);
   });
 
   it('transports - importing the plug-in list loads no broker client package', () => {
-    const script = "import('./transports/plugins.ts').then(() => console.log(Object.keys(require.cache).filter((k) => /node_modules[\\\\/](nats|kafkajs)[\\\\/]/.test(k)).length))";
+    const script = "import('./transports/plugins.ts').then(() => console.log(Object.keys(require.cache).filter((k) => /node_modules[\\\\/](nats|kafkajs|mqtt|rabbitmq-client|@aws-sdk[\\\\/]client-sqs)[\\\\/]/.test(k)).length))";
     const loaded = execFileSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: new URL('../..', import.meta.url).pathname, encoding: 'utf8' });
     expect(loaded.trim()).toBe('0');
   });
 
   it('transports - an unknown kind, an inline secret and a half credential are refused naming the field', () => {
-    expect(errorOf('transports: { memory: {}, mqtt: {} }')).toMatch(/capabilities\.yaml:1: transports: Unrecognized key: "mqtt"/);
-    expect(errorOf('transports: {}')).toMatch(/at least one transport \(memory, nats, kafka\) is required/);
+    expect(errorOf('transports: { memory: {}, stomp: {} }')).toMatch(/capabilities\.yaml:1: transports: Unrecognized key: "stomp"/);
+    expect(errorOf('transports: {}')).toMatch(/at least one transport \(memory, nats, kafka, amqp, mqtt, sqs\) is required/);
     expect(errorOf('transports:\n  nats: { servers: nats://n:4222, connection: { user: u, passRef: hunter2 } }')).toMatch(
       /transports\.nats\.connection\.passRef: a secret field must be a secret reference .*; inline secrets are refused/,
     );
     expect(errorOf('transports:\n  nats: { servers: nats://n:4222, connection: { user: u, pass: hunter2 } }')).toMatch(/transports\.nats\.connection: Unrecognized key: "pass"/);
+    expect(errorOf('transports:\n  sqs: { endpoint: "http://q:9324", credentials: { accessKeyId: AKIA, secretAccessKeyRef: hunter2 } }')).toMatch(
+      /transports\.sqs\.credentials\.secretAccessKeyRef: a secret field must be a secret reference .*; inline secrets are refused/,
+    );
     expect(errorOf('transports:\n  nats: { servers: nats://n:4222, connection: { user: u } }')).toMatch(/transports\.nats\.connection\.passRef: user and passRef go together/);
     expect(errorOf('transports:\n  kafka: { brokers: [k:9092], client: { sasl: { mechanism: plain, username: u, passwordRef: "${env:KAFKA_PASS}", password: hunter2 } } }')).toMatch(/transports\.kafka\.client\.sasl: Unrecognized key: "password"/);
     expect(errorOf('transports:\n  kafka: { brokers: [k:9092], client: { ssl: { certRef: "file:client.pem" } } }')).toMatch(/transports\.kafka\.client\.ssl\.keyRef: certRef and keyRef go together/);

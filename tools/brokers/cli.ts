@@ -1,9 +1,13 @@
 /**
- * `npm run brokers`: one NATS (JetStream) and one Kafka for local development.
- * Prints export lines, then runs until Ctrl-C and stops both cleanly.
+ * `npm run brokers`: one NATS (JetStream), one Kafka, one RabbitMQ, one Mosquitto (MQTT), one ElasticMQ (SQS) and one Zipkin (traces) for local development.
+ * Prints export lines, then runs until Ctrl-C and stops them cleanly.
  */
 import { startKafkaServer, type KafkaServerHandle } from './kafka-server.js';
+import { startMosquittoServer, type MosquittoServerHandle } from './mosquitto-server.js';
 import { startNatsServer, type NatsServerHandle } from './nats-server.js';
+import { startElasticMqServer, type ElasticMqServerHandle } from './elasticmq-server.js';
+import { startRabbitMqServer, type RabbitMqServerHandle } from './rabbitmq-server.js';
+import { startZipkinServer, type ZipkinServerHandle } from './zipkin-server.js';
 
 function log(message: string): void {
   process.stderr.write(`brokers: ${message}\n`);
@@ -12,13 +16,17 @@ function log(message: string): void {
 async function main(): Promise<void> {
   let nats: NatsServerHandle | undefined;
   let kafka: KafkaServerHandle | undefined;
+  let mosquitto: MosquittoServerHandle | undefined;
+  let sqs: ElasticMqServerHandle | undefined;
+  let rabbitmq: RabbitMqServerHandle | undefined;
+  let zipkin: ZipkinServerHandle | undefined;
   let stopping = false;
 
   const shutdown = async (signal: string): Promise<void> => {
     if (stopping) return;
     stopping = true;
     log(`${signal}: stopping`);
-    await Promise.allSettled([nats?.stop(), kafka?.stop()]);
+    await Promise.allSettled([nats?.stop(), kafka?.stop(), rabbitmq?.stop(), mosquitto?.stop(), sqs?.stop(), zipkin?.stop()]);
     log('stopped');
     process.exit(0);
   };
@@ -34,8 +42,24 @@ async function main(): Promise<void> {
   kafka = await startKafkaServer({ log });
   log(`kafka ready in ${Date.now() - kafkaStarted} ms (pid ${kafka.pid}, log ${kafka.logFile})`);
 
+  const rabbitmqStarted = Date.now();
+  rabbitmq = await startRabbitMqServer();
+  log(`rabbitmq ready in ${Date.now() - rabbitmqStarted} ms (pid ${rabbitmq.pid}, log ${rabbitmq.logFile})`);
+
+  const mosquittoStarted = Date.now();
+  mosquitto = await startMosquittoServer();
+  log(`mosquitto ready in ${Date.now() - mosquittoStarted} ms (pid ${mosquitto.pid}, log ${mosquitto.logFile})`);
+
+  const sqsStarted = Date.now();
+  sqs = await startElasticMqServer({ log });
+  log(`elasticmq (sqs) ready in ${Date.now() - sqsStarted} ms (pid ${sqs.pid}, log ${sqs.logFile})`);
+
+  const zipkinStarted = Date.now();
+  zipkin = await startZipkinServer({ log });
+  log(`zipkin ready in ${Date.now() - zipkinStarted} ms (pid ${zipkin.pid}, log ${zipkin.logFile}, UI ${zipkin.url})`);
+
   if (stopping) return;
-  process.stdout.write(`NATS_URL=${nats.url}\nKAFKA_BROKERS=${kafka.brokers.join(',')}\n`);
+  process.stdout.write(`NATS_URL=${nats.url}\nKAFKA_BROKERS=${kafka.brokers.join(',')}\nRABBITMQ_URL=${rabbitmq.url}\nMQTT_URL=${mosquitto.url}\nSQS_ENDPOINT=${sqs.endpoint}\nZIPKIN_URL=${zipkin.url}\n`);
   log('running; press Ctrl-C to stop');
 
   // Keep the event loop alive until a signal handler exits.

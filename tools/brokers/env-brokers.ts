@@ -5,8 +5,7 @@
 
 /** `NATS_URL` (e.g. `nats://127.0.0.1:4222`), or undefined when unset or blank. */
 export function natsUrlFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const url = env['NATS_URL']?.trim();
-  return url === undefined || url === '' ? undefined : url;
+  return setting(env, 'NATS_URL');
 }
 
 /** `KAFKA_BROKERS` split on commas (e.g. `127.0.0.1:9092,127.0.0.1:9093`), or undefined. */
@@ -20,6 +19,26 @@ export function kafkaBrokersFromEnv(env: NodeJS.ProcessEnv = process.env): strin
 
 /** `REDIS_URL` (e.g. `redis://127.0.0.1:6379`), or undefined when unset or blank. */
 export function redisUrlFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  const url = env['REDIS_URL']?.trim();
-  return url === undefined || url === '' ? undefined : url;
+  return setting(env, 'REDIS_URL');
+}
+
+/** `MQTT_URL` (e.g. `mqtt://127.0.0.1:1883`), or undefined when unset or blank. */
+export function mqttUrlFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return setting(env, 'MQTT_URL');
+}
+
+/** `SQS_ENDPOINT` (an SQS-compatible endpoint, e.g. `http://127.0.0.1:9324`), or undefined when unset or blank. */
+export function sqsEndpointFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return setting(env, 'SQS_ENDPOINT');
+}
+
+/** `RABBITMQ_URL` (e.g. `amqp://guest:guest@127.0.0.1:5672`), or undefined when unset or blank. */
+export function rabbitMqUrlFromEnv(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return setting(env, 'RABBITMQ_URL');
+}
+
+/** A variable's trimmed value, or undefined when unset or blank. */
+function setting(env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
 }

@@ -12,7 +12,11 @@ export {
   type KafkaServerOptions,
   type MavenRunner,
 } from './kafka-server.js';
-export { kafkaBrokersFromEnv, natsUrlFromEnv, redisUrlFromEnv } from './env-brokers.js';
+export { kafkaBrokersFromEnv, mqttUrlFromEnv, natsUrlFromEnv, rabbitMqUrlFromEnv, redisUrlFromEnv, sqsEndpointFromEnv } from './env-brokers.js';
+export { findMosquittoBinary, startMosquittoServer, type MosquittoServerHandle, type MosquittoServerOptions } from './mosquitto-server.js';
+export { DEFAULT_ELASTICMQ_VERSION, ensureElasticMqJars, startElasticMqServer, type ElasticMqServerHandle, type ElasticMqServerOptions } from './elasticmq-server.js';
+export { findRabbitMqServerScript, startRabbitMqServer, type RabbitMqServerHandle } from './rabbitmq-server.js';
+export { DEFAULT_ZIPKIN_VERSION, ensureZipkinJars, startZipkinServer, type ZipkinServerHandle, type ZipkinServerOptions } from './zipkin-server.js';
 export { startRedisServer, type RedisServerHandle } from './redis-server.js';
 export { BROKER_KINDS, SharedBrokers, type BrokerAddresses, type BrokerKind, type SharedBrokersOptions } from './shared-brokers.js';
 export { askBrokerService, serveBrokers, type BrokerService } from './broker-service.js';

@@ -6,10 +6,11 @@ import { log4jProperties, randomClusterId, serverProperties, type KafkaPorts, ty
 import { ensureKafkaJars, kafkaHome, type KafkaJarsOptions } from './kafka-jars.js';
 import { probeKafka } from './kafka-probe.js';
 import { findExecutable, spawnManaged, withLogTail, type ManagedProcess } from './managed-process.js';
-import { waitReady } from './wait-ready.js';
+import { launchOnFreePorts, ServerProcess, spawnReady } from './server-process.js';
 import { createWorkDir } from './work-dir.js';
 
-export { DEFAULT_KAFKA_VERSION, ensureKafkaJars, kafkaHome, type KafkaJarsOptions, type MavenRunner } from './kafka-jars.js';
+export { DEFAULT_KAFKA_VERSION, ensureKafkaJars, kafkaHome, type KafkaJarsOptions } from './kafka-jars.js';
+export { type MavenRunner } from './maven-jars.js';
 
 // Measured on 2 cores (start to ready): class-data sharing (see kafka-class-archive.ts)
 // takes ~3.1 s down to ~1.7 s; GC and JIT flags change it by under 0.2 s, so the JIT is
@@ -62,7 +63,8 @@ export interface KafkaServerHandle {
   restart(): Promise<void>;
 }
 
-function findJava(): string {
+/** The `java` on PATH or in $JAVA_HOME/bin (the JVM brokers need 17+). */
+export function findJava(): string {
   const javaHome = process.env['JAVA_HOME'];
   const fallbacks = javaHome === undefined ? [] : [join(javaHome, 'bin', 'java')];
   const java = findExecutable('java', fallbacks);
@@ -88,7 +90,6 @@ export async function startKafkaServer(options: KafkaServerOptions = {}): Promis
   const clusterId = readClusterId(logDir) ?? randomClusterId();
   const fixedPorts = options.brokerPort !== undefined || options.controllerPort !== undefined;
   let ports: KafkaPorts = await choosePorts(options);
-  let current: ManagedProcess | undefined;
 
   const runJava = async (mainClass: string, args: readonly string[], extraJvm: readonly string[] = []): Promise<ManagedProcess> =>
     spawnManaged(java, [...jvmOptions, ...extraJvm, `-Dlog4j.configuration=file:${log4jFile}`, '-cp', classpath, mainClass, ...args], {
@@ -105,62 +106,40 @@ export async function startKafkaServer(options: KafkaServerOptions = {}): Promis
     if (exit.code !== 0) throw new Error(withLogTail(`kafka StorageTool format failed (code ${String(exit.code)})`, logFile));
   };
 
-  const launch = async (): Promise<void> => {
+  const server = new ServerProcess('kafka', async () => {
     const archive = options.classDataSharing === false ? undefined : classArchiveFlags(home, java);
-    const child = await runJava('kafka.Kafka', [propertiesFile], archive?.flags ?? []);
-    archive?.adopt(child);
-    current = child;
-    try {
-      await waitReady({
-        name: `kafka broker on 127.0.0.1:${ports.broker}`,
-        process: child,
-        timeoutMs,
-        probe: () => probeKafka([`127.0.0.1:${ports.broker}`], clusterId),
-      });
-    } catch (error) {
-      await child.terminate('SIGKILL', 0);
-      throw new Error(withLogTail((error as Error).message, logFile), { cause: error });
-    }
-  };
+    const spawn = async (): Promise<ManagedProcess> => {
+      const child = await runJava('kafka.Kafka', [propertiesFile], archive?.flags ?? []);
+      archive?.adopt(child);
+      return child;
+    };
+    const ready = { name: `kafka broker on 127.0.0.1:${ports.broker}`, timeoutMs, probe: () => probeKafka([`127.0.0.1:${ports.broker}`], clusterId) };
+    return spawnReady(spawn, ready, logFile);
+  }, 30_000);
 
   // Ports picked here may be taken before the JVM binds them: pick others and retry.
-  for (let attempt = 1; ; attempt++) {
-    try {
+  await launchOnFreePorts(
+    async () => {
       await format();
-      await launch();
-      break;
-    } catch (error) {
-      const portTaken = /address already in use/i.test((error as Error).message);
-      if (!portTaken || fixedPorts || attempt >= 3) throw error;
-      ports = await choosePorts(options);
-    }
-  }
+      await server.launch();
+    },
+    { fixed: fixedPorts, portTaken: /address already in use/i, choosePorts: async () => void (ports = await choosePorts(options)) },
+  );
 
-  const running = (): ManagedProcess => {
-    if (current === undefined) throw new Error('kafka was never started');
-    return current;
-  };
   return {
     brokers: [`127.0.0.1:${ports.broker}`],
     saslBrokers: ports.sasl === undefined ? undefined : [`127.0.0.1:${ports.sasl}`],
     brokerPort: ports.broker,
     controllerPort: ports.controller,
     get pid() {
-      return running().pid;
+      return server.pid;
     },
     clusterId,
     logDir,
     logFile,
-    async stop() {
-      await running().terminate('SIGTERM', 30_000);
-    },
-    async kill() {
-      await running().terminate('SIGKILL', 0);
-    },
-    async restart() {
-      await running().terminate('SIGTERM', 30_000);
-      await launch();
-    },
+    stop: () => server.stop(),
+    kill: () => server.kill(),
+    restart: () => server.restart(),
   };
 }
 

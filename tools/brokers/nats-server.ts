@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { freePort } from './free-port.js';
-import { findExecutable, spawnManaged, withLogTail, type ManagedProcess } from './managed-process.js';
-import { waitReady } from './wait-ready.js';
+import { findExecutable, spawnManaged } from './managed-process.js';
+import { launchOnFreePorts, ServerProcess, spawnReady } from './server-process.js';
 import { createWorkDir } from './work-dir.js';
 
 export interface NatsServerOptions {
@@ -83,9 +83,7 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   const logFile = join(workDir, 'nats-server.log');
   const storeDir = jetstream ? (options.storeDir ?? join(workDir, 'jetstream')) : undefined;
   let port = options.port ?? (await freePort());
-  let current: ManagedProcess | undefined;
-
-  const launch = async (): Promise<void> => {
+  const server = new ServerProcess('nats-server', async () => {
     const serverName = `agent-rpc-test-${randomUUID()}`;
     const args = ['-a', '127.0.0.1', '-p', String(port), '-n', serverName];
     if (storeDir !== undefined) args.push('-js', '-sd', storeDir);
@@ -93,50 +91,25 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
       args.push('--tls', '--tlscert', options.tls.certFile, '--tlskey', options.tls.keyFile);
       if (options.tls.caFile !== undefined) args.push('--tlscacert', options.tls.caFile, '--tlsverify');
     }
-    const child = await spawnManaged(binary, args, { logFile, cwd: workDir });
-    current = child;
-    try {
-      await waitReady({ name: `nats-server on port ${port}`, process: child, timeoutMs, probe: () => probeInfo(port, serverName, jetstream) });
-    } catch (error) {
-      await child.terminate('SIGKILL', 0);
-      throw new Error(withLogTail((error as Error).message, logFile), { cause: error });
-    }
-  };
+    const ready = { name: `nats-server on port ${port}`, timeoutMs, probe: () => probeInfo(port, serverName, jetstream) };
+    return spawnReady(() => spawnManaged(binary, args, { logFile, cwd: workDir }), ready, logFile);
+  }, 10_000);
+  await launchOnFreePorts(() => server.launch(), {
+    fixed: options.port !== undefined,
+    portTaken: /address already in use/i,
+    choosePorts: async () => void (port = await freePort()),
+  });
 
-  // A free port can be taken by someone else before the server binds it; when the port
-  // was chosen here, try another one instead of failing the test.
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await launch();
-      break;
-    } catch (error) {
-      const portTaken = /address already in use/i.test((error as Error).message);
-      if (!portTaken || options.port !== undefined || attempt >= 3) throw error;
-      port = await freePort();
-    }
-  }
-
-  const running = (): ManagedProcess => {
-    if (current === undefined) throw new Error('nats-server was never started');
-    return current;
-  };
   return {
     url: `nats://127.0.0.1:${port}`,
     port,
     get pid() {
-      return running().pid;
+      return server.pid;
     },
     storeDir,
     logFile,
-    async stop() {
-      await running().terminate('SIGTERM', 10_000);
-    },
-    async kill() {
-      await running().terminate('SIGKILL', 0);
-    },
-    async restart() {
-      await running().terminate('SIGTERM', 10_000);
-      await launch();
-    },
+    stop: () => server.stop(),
+    kill: () => server.kill(),
+    restart: () => server.restart(),
   };
 }

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { freePort } from './free-port.js';
-import { findExecutable, spawnManaged, withLogTail, type ManagedProcess } from './managed-process.js';
-import { waitReady } from './wait-ready.js';
+import { findExecutable, spawnManaged } from './managed-process.js';
+import { ServerProcess, spawnReady } from './server-process.js';
 import { createWorkDir } from './work-dir.js';
 
 export interface RedisServerHandle {
@@ -52,25 +52,16 @@ export async function startRedisServer(options: { readonly startTimeoutMs?: numb
   const logFile = join(workDir, 'redis-server.log');
   const marker = `agent-rpc-${randomUUID()}.rdb`;
   const port = await freePort();
-  let current: ManagedProcess | undefined;
-  const launch = async (): Promise<void> => {
+  const server = new ServerProcess('redis-server', async () => {
     const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', workDir, '--dbfilename', marker, '--logfile', ''];
-    current = await spawnManaged(binary, args, { logFile, cwd: workDir });
-    try {
-      await waitReady({ name: `redis-server on port ${port}`, process: current, timeoutMs: options.startTimeoutMs ?? 20_000, probe: () => probe(port, marker) });
-    } catch (error) {
-      await current.terminate('SIGKILL', 0);
-      throw new Error(withLogTail((error as Error).message, logFile), { cause: error });
-    }
-  };
-  await launch();
+    const ready = { name: `redis-server on port ${port}`, timeoutMs: options.startTimeoutMs ?? 20_000, probe: () => probe(port, marker) };
+    return spawnReady(() => spawnManaged(binary, args, { logFile, cwd: workDir }), ready, logFile);
+  }, 10_000);
+  await server.launch();
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
-    stop: async () => void (await current?.terminate('SIGTERM', 10_000)),
-    restart: async () => {
-      await current?.terminate('SIGTERM', 10_000);
-      await launch();
-    },
+    stop: () => server.stop(),
+    restart: () => server.restart(),
   };
 }

@@ -1,9 +1,12 @@
-import { kafkaBrokersFromEnv, natsUrlFromEnv, redisUrlFromEnv } from './env-brokers.js';
+import { startElasticMqServer } from './elasticmq-server.js';
+import { kafkaBrokersFromEnv, mqttUrlFromEnv, natsUrlFromEnv, rabbitMqUrlFromEnv, redisUrlFromEnv, sqsEndpointFromEnv } from './env-brokers.js';
 import { startKafkaServer, type KafkaServerOptions } from './kafka-server.js';
+import { startMosquittoServer } from './mosquitto-server.js';
 import { startNatsServer } from './nats-server.js';
+import { startRabbitMqServer } from './rabbitmq-server.js';
 import { startRedisServer } from './redis-server.js';
 
-export const BROKER_KINDS = ['nats', 'kafka', 'redis'] as const;
+export const BROKER_KINDS = ['nats', 'kafka', 'redis', 'rabbitmq', 'mqtt', 'sqs'] as const;
 export type BrokerKind = (typeof BROKER_KINDS)[number];
 
 /** How clients reach a broker of each kind. */
@@ -11,6 +14,10 @@ export interface BrokerAddresses {
   readonly nats: { readonly url: string };
   readonly kafka: { readonly brokers: readonly string[] };
   readonly redis: { readonly url: string };
+  readonly rabbitmq: { readonly url: string };
+  readonly mqtt: { readonly url: string };
+  /** An SQS endpoint (ElasticMQ when started here). */
+  readonly sqs: { readonly endpoint: string };
 }
 
 interface Running<K extends BrokerKind> {
@@ -20,7 +27,7 @@ interface Running<K extends BrokerKind> {
 }
 
 export interface SharedBrokersOptions {
-  /** Read for NATS_URL, KAFKA_BROKERS and REDIS_URL (default process.env). */
+  /** Read for NATS_URL, KAFKA_BROKERS, REDIS_URL, RABBITMQ_URL, MQTT_URL and SQS_ENDPOINT (default process.env). */
   readonly env?: NodeJS.ProcessEnv;
   readonly kafka?: KafkaServerOptions;
 }
@@ -77,6 +84,24 @@ export class SharedBrokers {
         if (url !== undefined) return { address: { url }, stop: undefined };
         const server = await startRedisServer();
         return { address: { url: server.url }, stop: () => server.stop() };
+      }
+      case 'rabbitmq': {
+        const url = rabbitMqUrlFromEnv(env);
+        if (url !== undefined) return { address: { url }, stop: undefined };
+        const server = await startRabbitMqServer();
+        return { address: { url: server.url }, stop: () => server.stop() };
+      }
+      case 'mqtt': {
+        const url = mqttUrlFromEnv(env);
+        if (url !== undefined) return { address: { url }, stop: undefined };
+        const server = await startMosquittoServer();
+        return { address: { url: server.url }, stop: () => server.stop() };
+      }
+      case 'sqs': {
+        const endpoint = sqsEndpointFromEnv(env);
+        if (endpoint !== undefined) return { address: { endpoint }, stop: undefined };
+        const server = await startElasticMqServer();
+        return { address: { endpoint: server.endpoint }, stop: () => server.stop() };
       }
     }
   }

@@ -1,7 +1,8 @@
 import { agentFileSchema } from '../../src/config/agent-file.js';
 import { capabilitiesFileSchema } from '../../src/config/capabilities-file.js';
-import { eventSourcesFileSchema } from '../../src/config/event-sources-file.js';
+import { eventSourcesFileSchema, eventSourcesListSchema } from '../../src/config/event-sources-file.js';
 import { peersFileSchema } from '../../src/config/peers-file.js';
+import { transportsListSchema } from '../../src/config/transports-list.js';
 import { builtinTransports } from '../../transports/plugins.js';
 import type { ConfigReferenceInputs, TransportDoc } from './render-config-reference.js';
 
@@ -29,7 +30,19 @@ export function configReferenceInputs(): ConfigReferenceInputs {
         schema: peersFileSchema(builtinTransports),
         external: { 'peers[].transports[]': '(See [Transports](#transports): `kind` and that transport\'s route fields.)' },
       },
+      {
+        file: 'capabilities.yaml `transports`, list form',
+        required: false,
+        summary: "The design documents' form of `transports`: one entry per kind, with that transport's fields (see [Transports](#transports)) and the agent's topics (`topics`, or `subjects` for NATS), which are the same settings as the file's `topics`.",
+        schema: transportsListSchema(builtinTransports),
+      },
       { file: 'event-sources.yaml', required: false, summary: "How the agent's inbox consumes. The agent has one inbox: sources that set the same thing must agree.", schema: eventSourcesFileSchema },
+      {
+        file: 'event-sources.yaml, list form',
+        required: false,
+        summary: "The design documents' form of the file: a list of sources, each `{type, config}`; `config` has the fields of a source above.",
+        schema: eventSourcesListSchema,
+      },
     ],
     transports: transportDocs(),
   };

@@ -35,7 +35,7 @@ Every field of an agent's config files, as the loader validates them. [config.md
 explains the files with examples; this page is the list. Unknown fields are errors.
 
 Field names are camelCase. Where the design documents spell a field in snake_case (RFC 027's
-\`remote_nodes\`, \`auth_token\`, ...), that name is accepted as an **alias**: the file
+\`remote_nodes\`, \`auth_token\`, ...) or name it otherwise (a peer's \`agent\`), that name is accepted as an **alias**: the file
 loads as if the field had been written, errors name the field, and giving both the alias and
 the field is an error. \`<name>\` in a path stands for a key of your choosing; \`[]\` for
 every item of a list.

@@ -5,7 +5,7 @@ import type { RemoteNode, RemoteNodeResolver } from '../../src/remote-nodes/remo
 import { runRemoteSession, unknownNodeError, type RemoteSessionRunner } from '../../src/remote-nodes/remote-session-client.js';
 import { parseReplyTo } from '../../src/transport.js';
 import type { DeliveryHandler, OutboundMessage, RpcTransport, SubscribeOptions, Subscription, TransportTraits, UndeliverableMessage } from '../../src/transport.js';
-import { createDelivery, handOver } from '../../src/delivery.js';
+import { deliverLocalReply } from '../shared/local-reply-delivery.js';
 import { TransportBase } from '../shared/transport-base.js';
 
 export interface HttpTransportOptions {
@@ -127,22 +127,10 @@ class HttpTransport extends TransportBase {
     if (request.replyTo === undefined) return; // an event: nobody waits for its answer
     const topic = parseReplyTo(request.replyTo)?.topic;
     if (topic === undefined) return this.logger.warn({ messageId: request.messageId, replyTo: request.replyTo }, 'remote response for a request without a reply topic');
-    this.deliverToSubscriber(topic, Buffer.from(response, 'utf8'), `response-to-${request.messageId}`, 1);
-  }
-
-  /** Hands a response to the reply subscription; a nack hands it over again after the delay (no broker keeps it). */
-  private deliverToSubscriber(topic: string, body: Uint8Array, deliveryId: string, attempt: number): void {
-    const handler = this.subscribers.get(topic);
-    if (!handler) return this.logger.warn({ deliveryId, topic }, 'remote response arrived after its caller stopped listening');
-    const delivery = createDelivery({
-      body,
-      key: undefined,
-      coordinates: { topic, deliveryId },
-      attempt,
-      onAck: () => undefined,
-      onNack: (delayMs) => setTimeout(() => this.deliverToSubscriber(topic, body, deliveryId, attempt + 1), delayMs).unref(),
-    });
-    handOver(handler, delivery);
+    const deliveryId = `response-to-${request.messageId}`;
+    if (!deliverLocalReply(this.subscribers, topic, Buffer.from(response, 'utf8'), deliveryId)) {
+      this.logger.warn({ deliveryId, topic }, 'remote response arrived after its caller stopped listening');
+    }
   }
 
   private report(failure: UndeliverableMessage): void {

@@ -3,10 +3,13 @@ import { z } from 'zod';
 import { secretRefSchema } from '../../src/config/secret-ref-field.js';
 import type { SecretValue } from '../../src/secrets/secret-value.js';
 import type { KafkaClientOptions } from './kafka-options.js';
-import { topicRouteFields } from '../shared/topic-route.js';
+import { splitEndpoints, topicRouteFields } from '../shared/topic-route.js';
 
 const count = z.int().min(1);
-const brokersSchema = z.array(z.string().refine((broker) => broker.includes(':'), 'must be host:port')).min(1);
+const brokersSchema = z
+  .array(z.string().refine((entry) => splitEndpoints([entry]).length > 0 && splitEndpoints([entry]).every((broker) => broker.includes(':')), 'must be host:port (or a comma-separated list of them)'))
+  .min(1)
+  .transform(splitEndpoints);
 
 /** TLS to the brokers: `true` for the system's CAs, or PEM references (client certificate and key for mutual TLS). */
 const sslSchema = z.union([
@@ -44,6 +47,8 @@ export const kafkaConfigSchema = z.strictObject({
   maxInflight: count.optional(),
   maxWaitTimeInMs: count.optional(),
   lingerMs: z.int().min(0).optional(),
+  commitIntervalMs: z.int().min(0).optional(),
+  publishTimeoutMs: count.optional(),
   client: kafkaClientSchema.optional(),
 });
 export type KafkaTransportConfig = z.infer<typeof kafkaConfigSchema>;

@@ -1,9 +1,9 @@
 import type { KafkaConfig } from 'kafkajs';
 import { nonNegativeInteger, positiveInteger } from '../../src/check-integer.js';
-import { RpcError } from '../../src/errors.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { noMetrics, type RpcMetrics } from '../../src/observability/metrics.js';
 import type { KafkaTransportConfig } from './kafka-config.js';
+import { loadClientPackage } from '../shared/load-client-package.js';
 
 export type KafkaModule = typeof import('kafkajs');
 
@@ -20,6 +20,8 @@ export type KafkaClientOptions = Omit<KafkaConfig, 'brokers' | 'clientId' | 'log
  * - `maxInflight`: deliveries handed out and not yet settled, per subscription. Default 256.
  * - `maxWaitTimeInMs`: how long a fetch waits for data; small values cut reply latency. Default 10 ms.
  * - `lingerMs`: how long publishes wait to be sent together in one request. Default 0 (same tick).
+ * - `commitIntervalMs`: at most one offset commit per subscription per this many ms. Default 100.
+ * - `publishTimeoutMs`: a publish the broker has not acknowledged by then fails. Default 30,000.
  */
 export interface KafkaTransportOptions extends Omit<KafkaTransportConfig, 'brokers' | 'client'> {
   readonly brokers: readonly string[];
@@ -39,6 +41,8 @@ export interface ResolvedKafkaOptions {
   readonly maxInflight: number;
   readonly maxWaitTimeInMs: number;
   readonly lingerMs: number;
+  readonly commitIntervalMs: number;
+  readonly publishTimeoutMs: number;
   readonly client: KafkaClientOptions;
   readonly metrics: RpcMetrics;
 }
@@ -60,17 +64,14 @@ export function resolveKafkaOptions(options: KafkaTransportOptions): ResolvedKaf
     maxInflight: positiveInteger(options.maxInflight ?? 256, field('maxInflight')),
     maxWaitTimeInMs: positiveInteger(options.maxWaitTimeInMs ?? 10, field('maxWaitTimeInMs')),
     lingerMs: nonNegativeInteger(options.lingerMs ?? 0, field('lingerMs')),
+    commitIntervalMs: nonNegativeInteger(options.commitIntervalMs ?? 100, field('commitIntervalMs')),
+    publishTimeoutMs: positiveInteger(options.publishTimeoutMs ?? 30_000, field('publishTimeoutMs')),
     client: options.client ?? {},
     metrics: options.metrics ?? noMetrics,
   };
 }
 
-export async function loadKafka(loadModule?: () => Promise<unknown>): Promise<KafkaModule> {
-  try {
-    const module = (await (loadModule ?? (() => import('kafkajs')))()) as KafkaModule & { default?: KafkaModule };
-    // kafkajs is CommonJS: under ESM its exports may sit on `default`.
-    return module.Kafka ? module : (module.default as KafkaModule);
-  } catch (cause) {
-    throw new RpcError('EAGENTRPC_MISSING_PACKAGE', 'the Kafka transport needs the kafkajs package: run `npm install kafkajs`', { cause });
-  }
+export function loadKafka(loadModule?: () => Promise<unknown>): Promise<KafkaModule> {
+  // kafkajs is CommonJS: under ESM its exports may sit on `default`.
+  return loadClientPackage<KafkaModule>(loadModule ?? (() => import('kafkajs')), 'Kafka', 'kafkajs', (module) => Boolean(module.Kafka));
 }

@@ -18,11 +18,23 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
+export interface PublisherSettings {
+  readonly partitions: number;
+  readonly replicationFactor: number;
+  readonly lingerMs: number;
+  readonly publishTimeoutMs: number;
+}
+
 /**
  * Topics on demand, and publishes gathered into one `sendBatch` per tick (or per
  * `lingerMs`): at high concurrency one request carries many messages, which is where
  * Kafka's throughput comes from. Each publish still resolves only when the broker acked
  * its batch (acks=all, idempotent producer).
+ *
+ * Retries are bounded: kafkajs retries a request on its schedule (a bounded count), and a
+ * publish not acknowledged within `publishTimeoutMs` fails with EAGENTRPC_PUBLISH_FAILED
+ * (retriable) even while kafkajs still tries. Each publish gets that whole allowance, so
+ * the inbox's few redeliveries of a reply it could not send span a broker restart.
  */
 export class KafkaPublisher {
   private readonly topics = new Map<string, Promise<boolean>>();
@@ -32,7 +44,7 @@ export class KafkaPublisher {
   constructor(
     private readonly producer: Producer,
     private readonly admin: Admin,
-    private readonly settings: { partitions: number; replicationFactor: number; lingerMs: number },
+    private readonly settings: PublisherSettings,
   ) {}
 
   /**
@@ -89,7 +101,7 @@ export class KafkaPublisher {
         }
         entry.messages.push({ key: message.key ?? null, value: Buffer.from(message.body.buffer, message.body.byteOffset, message.body.byteLength) });
       }
-      await this.producer.sendBatch({ topicMessages: [...byTopic.values()] });
+      await withTimeout(this.producer.sendBatch({ topicMessages: [...byTopic.values()] }), this.settings.publishTimeoutMs);
       for (const pending of batch) pending.resolve();
     } catch (cause) {
       const { name, message } = cause as Error;
@@ -97,4 +109,13 @@ export class KafkaPublisher {
       for (const pending of batch) pending.reject(error);
     }
   }
+}
+
+/** Rejects with a timeout error once `ms` passed; the work itself goes on (kafkajs cannot cancel a request). */
+function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(Object.assign(new Error(`no acknowledgement from the broker within ${ms} ms`), { name: 'PublishTimeout' })), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }

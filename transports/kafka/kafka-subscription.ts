@@ -4,33 +4,51 @@ import type { RpcMetrics } from '../../src/observability/metrics.js';
 import type { DeliveryHandler } from '../../src/transport.js';
 import { createDelivery, handOver } from '../../src/delivery.js';
 import { CommitWatermark } from './commit-watermark.js';
+import { retryingGroupSetup } from './group-setup-retry.js';
+import { OffsetCommitter } from './offset-committer.js';
 
 export interface KafkaSubscriptionSettings {
   readonly topic: string;
   readonly groupId: string;
   /** New groups start at the earliest offset (a durable inbox keeps what came before). */
   readonly fromBeginning: boolean;
+  /**
+   * A group of this subscription's own (fan-out, replies): where it starts, committed once
+   * it runs, so a consumer that rejoins after a crash goes on from there instead of
+   * jumping to the then-latest offset. Undefined for a shared group.
+   */
+  readonly startOffsets?: () => Promise<Array<{ partition: number; offset: string }>>;
   readonly maxInflight: number;
   readonly maxWaitTimeInMs: number;
+  readonly commitIntervalMs: number;
   readonly logger: Logger;
   readonly metrics: RpcMetrics;
+  /** Hears when this consumer fails (kafkajs restarts it, or not) and when it has rejoined its group. */
+  readonly connection?: { lost(part: object): void; back(part: object): void };
 }
 
 /**
  * One consumer for one topic. Messages of a partition are handed to the handler
- * concurrently (in offset order), up to `maxInflight` unsettled; offsets are committed
- * only up to the contiguous settled prefix (CommitWatermark), so nothing is committed
- * before it was dispatched. A nack redelivers the same message locally after its delay;
- * the commit waits behind it while later messages keep flowing.
+ * concurrently (in offset order), up to `maxInflight` unsettled; at the limit the topic is
+ * paused (the consumer stays in its group) and resumed when a delivery settles. Offsets
+ * are committed only up to the contiguous settled prefix (CommitWatermark), coalesced
+ * (OffsetCommitter), so nothing is committed before it was dispatched. A nack redelivers
+ * the same message locally after its delay (attempt + 1; a defer keeps the attempt); the
+ * commit waits behind it while later
+ * messages keep flowing.
  */
 export class KafkaSubscription {
   private readonly consumer: Consumer;
-  private readonly marks = new Map<number, CommitWatermark>();
+  private readonly committer: OffsetCommitter;
+  /** Per partition, for the current group generation; replaced when the group is joined again. */
+  private marks = new Map<number, CommitWatermark>();
   private inflight = 0;
-  /** Batches (one per partition being consumed) waiting for a free in-flight slot. */
-  private waitingForSlot: Array<() => void> = [];
+  private paused = false;
   private closed = false;
-  private commitQueue: Promise<void> = Promise.resolve();
+  /** Start offsets not yet committed, by partition (see KafkaSubscriptionSettings.startOffsets). */
+  private readonly startPending = new Map<number, string>();
+  private startCommitted: (() => void) | undefined;
+  private abortStart: ((error: unknown) => void) | undefined;
 
   constructor(
     kafka: Kafka,
@@ -41,38 +59,62 @@ export class KafkaSubscription {
       groupId: settings.groupId,
       maxWaitTimeInMs: settings.maxWaitTimeInMs,
       minBytes: 1,
+      allowAutoTopicCreation: false,
       // Short sessions: a dead replica's partitions move on within seconds.
       sessionTimeout: 10_000,
       heartbeatInterval: 1_000,
       rebalanceTimeout: 10_000,
     });
+    this.committer = new OffsetCommitter({
+      topic: settings.topic,
+      intervalMs: settings.commitIntervalMs,
+      commit: (offsets) => this.commit(offsets),
+      onFailure: (error, offsets) => {
+        // After a rebalance the partition may belong to another member, which reads from
+        // the last committed offset: the messages are redelivered there, not lost.
+        this.settings.metrics.transportCommitFailed?.('kafka');
+        this.settings.logger.warn({ err: error, topic: settings.topic, offsets }, 'kafka offset commit failed');
+      },
+    });
   }
 
-  /** Resolves once the group is joined and the first fetch ran: offsets are positioned. */
+  get groupId(): string {
+    return this.settings.groupId;
+  }
+
+  /**
+   * Resolves once the group is joined and the first fetch ran (offsets are positioned) and,
+   * for a group of its own, its start offsets are committed. A group coordinator that is
+   * still loading (a broker just started) is waited for on the backoff schedule.
+   */
   async start(): Promise<void> {
-    const positioned = new Promise<void>((resolve) => {
-      const remove = this.consumer.on(this.consumer.events.FETCH, () => {
-        remove();
-        resolve();
+    const { events } = this.consumer;
+    const positioned = new Promise<void>((resolve, reject) => {
+      const stopWaiting = (): void => {
+        removeFetch();
+        removeCrash();
+        this.abortStart = undefined;
+      };
+      const removeFetch = this.consumer.on(events.FETCH, () => (stopWaiting(), resolve()));
+      // kafkajs restarts a consumer after a retriable failure (the coordinator still
+      // loading); only one it gives up on fails the subscribe.
+      const removeCrash = this.consumer.on(events.CRASH, ({ payload }) => {
+        if (payload.restart) return;
+        stopWaiting();
+        reject(payload.error);
       });
+      this.abortStart = (error) => (stopWaiting(), reject(error));
     });
-    // A new generation re-reads from the committed offsets: start the watermarks afresh.
-    let restarting = false;
-    this.consumer.on(this.consumer.events.GROUP_JOIN, () => {
-      this.marks.clear();
-      if (restarting) this.settings.metrics.transportReconnected?.('kafka');
-      restarting = false;
-    });
-    // kafkajs restarts a consumer after a retriable failure (a broker gone, a lost
-    // connection) by itself; one it does not restart stops consuming, which must be seen.
-    this.consumer.on(this.consumer.events.CRASH, ({ payload }) => {
-      if (this.closed) return;
-      restarting = payload.restart;
-      const level = payload.restart ? 'warn' : 'error';
-      this.settings.logger[level]({ err: payload.error, topic: this.settings.topic, groupId: this.settings.groupId, restart: payload.restart }, payload.restart ? 'kafka consumer failed; kafkajs restarts it' : 'kafka consumer stopped for good');
-    });
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topics: [this.settings.topic], fromBeginning: this.settings.fromBeginning });
+    positioned.catch(() => undefined);
+    this.listen();
+    const { topic, fromBeginning, groupId } = this.settings;
+    const retrying = <T>(what: string, work: () => Promise<T>): Promise<T> => retryingGroupSetup(work, () => this.closed, { what, topic, groupId, logger: this.settings.logger });
+    await retrying('connect', () => this.consumer.connect());
+    await retrying('subscribe', () => this.consumer.subscribe({ topics: [topic], fromBeginning }));
+    const start = this.settings.startOffsets;
+    const committed = start ? new Promise<void>((resolve) => (this.startCommitted = resolve)) : Promise.resolve();
+    if (start) for (const { partition, offset } of await retrying('start offsets', start)) this.startPending.set(partition, offset);
+    if (this.startPending.size === 0) this.startCommitted?.();
     await this.consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
@@ -80,9 +122,56 @@ export class KafkaSubscription {
       eachBatch: (payload) => this.onBatch(payload),
     });
     await positioned;
+    await committed;
   }
 
-  private async onBatch({ batch, heartbeat, isRunning, isStale, resolveOffset }: EachBatchPayload): Promise<void> {
+  private listen(): void {
+    const { events } = this.consumer;
+    let restarting = false;
+    this.consumer.on(events.GROUP_JOIN, () => {
+      // A new generation re-reads from the committed offsets: deliveries of the old one
+      // still settle, but no longer move a watermark, and what it gathered is not committed.
+      this.marks = new Map();
+      this.committer.reset();
+      for (const [partition, offset] of this.startPending) this.committer.set(partition, offset);
+      // A consumer restarted after a crash has forgotten that it was paused.
+      if (this.paused) this.setPaused(true);
+      if (restarting) this.settings.metrics.transportReconnected?.('kafka');
+      restarting = false;
+      this.settings.connection?.back(this);
+    });
+    // A rebalance is starting: this generation may still commit, so what was acked is
+    // committed now rather than delivered again to the partition's next owner.
+    this.consumer.on(events.REBALANCING, () => void this.committer.flush());
+    // kafkajs drops a commit while its runner is not running; it runs once it fetches.
+    this.consumer.on(events.FETCH_START, () => this.committer.resume());
+    this.consumer.on(events.STOP, () => this.committer.suspend());
+    // kafkajs restarts a consumer after a retriable failure (a broker gone, a lost
+    // connection) by itself; one it does not restart stops consuming, which must be seen.
+    this.consumer.on(events.CRASH, ({ payload }) => {
+      this.committer.suspend();
+      if (this.closed) return;
+      restarting = payload.restart;
+      this.settings.connection?.lost(this);
+      const level = payload.restart ? 'warn' : 'error';
+      this.settings.logger[level]({ err: payload.error, topic: this.settings.topic, groupId: this.settings.groupId, restart: payload.restart }, payload.restart ? 'kafka consumer failed; kafkajs restarts it' : 'kafka consumer stopped for good');
+    });
+  }
+
+  private async commit(offsets: Array<{ topic: string; partition: number; offset: string }>): Promise<void> {
+    try {
+      await this.consumer.commitOffsets(offsets);
+    } catch (error) {
+      // The start must be committed before subscribe resolves: it goes out again.
+      for (const [partition, offset] of this.startPending) this.committer.setIfAbsent(partition, offset);
+      throw error;
+    }
+    if (this.startPending.size === 0) return;
+    for (const { partition } of offsets) this.startPending.delete(partition);
+    if (this.startPending.size === 0) this.startCommitted?.();
+  }
+
+  private async onBatch({ batch, isRunning, isStale, resolveOffset }: EachBatchPayload): Promise<void> {
     let mark = this.marks.get(batch.partition);
     if (!mark) {
       mark = new CommitWatermark();
@@ -90,18 +179,18 @@ export class KafkaSubscription {
     }
     for (const message of batch.messages) {
       if (!isRunning() || isStale() || this.closed) return;
-      while (this.inflight >= this.settings.maxInflight) {
-        await new Promise<void>((resolve) => this.waitingForSlot.push(resolve));
-        await heartbeat();
-      }
+      // At the limit the topic is paused instead of holding the batch: the consumer keeps
+      // heartbeating, and the rest of the batch is fetched again, from the last resolved
+      // offset, once a delivery settles.
+      if (this.inflight >= this.settings.maxInflight) return this.setPaused(true);
       mark.track(BigInt(message.offset));
       // Moves the fetch position only; what is committed is decided by the watermark.
       resolveOffset(message.offset);
-      this.deliver(batch.partition, message, 1);
+      this.deliver(batch.partition, message, 1, mark);
     }
   }
 
-  private deliver(partition: number, message: KafkaMessage, attempt: number): void {
+  private deliver(partition: number, message: KafkaMessage, attempt: number, mark: CommitWatermark): void {
     this.inflight++;
     const { topic } = this.settings;
     const delivery = createDelivery({
@@ -111,39 +200,52 @@ export class KafkaSubscription {
       attempt,
       onSettle: () => {
         this.inflight--;
-        this.waitingForSlot.shift()?.();
+        if (this.paused && !this.closed && this.inflight < this.settings.maxInflight) this.setPaused(false);
       },
-      onAck: () => this.advance(partition, BigInt(message.offset)),
-      onNack: (delayMs) => {
-        if (this.closed) return;
-        const again = (): void => this.deliver(partition, message, attempt + 1);
-        if (delayMs > 0) setTimeout(again, delayMs).unref();
-        else setImmediate(again);
-      },
+      onAck: () => this.advance(partition, mark, BigInt(message.offset)),
+      onNack: (delayMs) => this.redeliver(partition, message, attempt + 1, mark, delayMs),
+      // Deferred (another run holds its claim): the same again later, the attempt not counted.
+      onDefer: (delayMs) => this.redeliver(partition, message, attempt, mark, delayMs),
     });
     handOver(this.handler, delivery);
   }
 
-  private advance(partition: number, offset: bigint): void {
-    const next = this.marks.get(partition)?.settle(offset);
-    if (next === undefined) return;
-    const offsets = [{ topic: this.settings.topic, partition, offset: next.toString() }];
-    // Commits go out one after another, so a later offset is never overwritten by an earlier one.
-    this.commitQueue = this.commitQueue
-      .then(() => this.consumer.commitOffsets(offsets))
-      .catch((error: unknown) => {
-        // After a rebalance the partition may belong to another member, which reads from
-        // the last committed offset: the message is redelivered there, not lost.
-        this.settings.metrics.transportCommitFailed?.('kafka');
-        this.settings.logger.warn({ err: error, topic: this.settings.topic, partition }, 'kafka offset commit failed');
-      });
+  /** Hands a settled-but-not-acked message over again locally; its commit waits behind it. */
+  private redeliver(partition: number, message: KafkaMessage, attempt: number, mark: CommitWatermark, delayMs: number): void {
+    if (this.closed) return;
+    const again = (): void => this.deliver(partition, message, attempt, mark);
+    if (delayMs > 0) setTimeout(again, delayMs).unref();
+    else setImmediate(again);
   }
 
+  private advance(partition: number, mark: CommitWatermark, offset: bigint): void {
+    // An ack from a generation before the last rejoin: Kafka delivers that message again.
+    if (this.marks.get(partition) !== mark) return;
+    const next = mark.settle(offset);
+    if (next !== undefined) this.committer.set(partition, next.toString());
+  }
+
+  private setPaused(paused: boolean): void {
+    this.paused = paused;
+    const topics = [{ topic: this.settings.topic }];
+    try {
+      if (paused) this.consumer.pause(topics);
+      else this.consumer.resume(topics);
+    } catch {
+      // No consumer group between a crash and its restart: the next GROUP_JOIN pauses it again.
+    }
+  }
+
+  /** Stops fetching, commits what was acked, leaves the group. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const wake of this.waitingForSlot.splice(0)) wake();
-    await this.commitQueue;
+    this.settings.connection?.back(this);
+    this.abortStart?.(new Error('subscription closed while starting'));
+    this.startCommitted?.();
+    this.setPaused(true);
+    await this.committer.flush();
+    this.committer.close();
     await this.consumer.disconnect();
   }
 }

@@ -3,7 +3,8 @@ import type { Admin, Kafka, Producer, RetryOptions } from 'kafkajs';
 import type { BackoffPolicy } from '../../src/backoff.js';
 import { positiveInteger } from '../../src/check-integer.js';
 import { RpcError } from '../../src/errors.js';
-import type { DeliveryHandler, OutboundMessage, RpcTransport, SubscribeOptions, Subscription, TransportTraits } from '../../src/transport.js';
+import type { ConnectionState, DeliveryHandler, OutboundMessage, RpcTransport, SubscribeOptions, Subscription, TransportTraits } from '../../src/transport.js';
+import { ConnectionStateReporter } from '../shared/connection-state.js';
 import { TransportBase } from '../shared/transport-base.js';
 import { KafkaPublisher } from './kafka-publisher.js';
 import { KafkaSubscription } from './kafka-subscription.js';
@@ -36,6 +37,8 @@ class KafkaTransport extends TransportBase {
   private producer: Producer | undefined;
   private admin: Admin | undefined;
   private publisher: KafkaPublisher | undefined;
+  /** Lost while a consumer has failed and not yet rejoined its group (kafkajs reports no producer connection loss). */
+  private readonly connection = new ConnectionStateReporter();
 
   constructor(private readonly input: KafkaTransportOptions) {
     const options = resolveKafkaOptions(input);
@@ -70,6 +73,10 @@ class KafkaTransport extends TransportBase {
     this.publisher = new KafkaPublisher(producer, admin, this.options);
   }
 
+  onConnectionState(listener: (state: ConnectionState) => void): void {
+    this.connection.listen(listener);
+  }
+
   async publish(topic: string, message: OutboundMessage): Promise<void> {
     this.assertOpen();
     if (!this.publisher) await this.connect();
@@ -89,19 +96,29 @@ class KafkaTransport extends TransportBase {
         // Narrowed per topic so subscriptions of one group never share rebalances; fan-out
         // subscribers each get a group of their own.
         groupId: shared ? `${options.group}.${topic}` : `fanout.${topic}.${randomBytes(6).toString('hex')}`,
+        fromBeginning: shared || created,
         // A fan-out subscriber starts at the end, except on a topic this process just created:
         // it has no history, and reading it from the start loses nothing published while the
-        // consumer joins (its "latest" offset can be resolved after such a publish).
-        fromBeginning: shared || created,
+        // consumer joins (its "latest" offset can be resolved after such a publish). Its
+        // group commits that start before it reads, so a consumer that rejoins later (after
+        // a broker outage) goes on from there, not from the then-latest offset.
+        startOffsets: shared ? undefined : () => this.startOffsets(topic, created),
+        commitIntervalMs: this.options.commitIntervalMs,
         maxInflight,
         maxWaitTimeInMs: this.options.maxWaitTimeInMs,
         logger: this.logger,
         metrics: this.options.metrics,
+        connection: this.connection,
       },
       handler,
     );
     // Tracked before it starts, so close() of the transport also stops one still joining.
-    const tracked = this.track(topic, () => subscription.close());
+    const groupId = subscription.groupId;
+    const tracked = this.track(topic, async () => {
+      await subscription.close();
+      // A group of this subscription's own is never joined again: its offsets would only wait for retention.
+      if (!shared) await (this.admin as Admin).deleteGroups([groupId]).catch(() => undefined);
+    });
     try {
       await subscription.start();
     } catch (cause) {
@@ -110,6 +127,11 @@ class KafkaTransport extends TransportBase {
       throw new RpcError('EAGENTRPC_TRANSPORT_CLOSED', `kafka subscribe to ${topic} failed: ${(cause as Error).message}`, { cause });
     }
     return tracked;
+  }
+
+  private async startOffsets(topic: string, fromBeginning: boolean): Promise<Array<{ partition: number; offset: string }>> {
+    const offsets = await (this.admin as Admin).fetchTopicOffsets(topic);
+    return offsets.map(({ partition, low, high }) => ({ partition, offset: fromBeginning ? low : high }));
   }
 
   protected async shutdown(): Promise<void> {

@@ -20,6 +20,7 @@ export const kafkaTransportPlugin: TransportPlugin<KafkaTransportConfig, KafkaRo
   kind: 'kafka',
   summary: 'Kafka: at least once, commits after dispatch, per-key order, per-instance reply topics',
   configSchema: kafkaConfigSchema,
+  topicsField: 'topics',
   routeSchema: kafkaRouteSchema,
   async create(config, context) {
     return kafkaTransport(await kafkaOptionsFromConfig(config, context));

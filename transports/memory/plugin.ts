@@ -23,6 +23,7 @@ export const memoryTransportPlugin: TransportPlugin<MemoryTransportConfig, z.inf
   kind: 'memory',
   summary: 'in-process bus: the agents of one process call each other without a broker',
   configSchema: memoryConfigSchema,
+  topicsField: 'topics',
   routeSchema: memoryRouteSchema,
   async create(_config, context) {
     return memoryTransport({ bus: sharedBus(context.shared) });

@@ -72,6 +72,8 @@ export interface JetStreamContext {
  * A durable consumer shared by a group: each message goes to one member, is acked after
  * dispatch, redelivered after `ackWaitMs` or a nak, at most `maxDeliver` times. The server
  * keeps at most `maxInflight` messages unacked (max_ack_pending), which is the back-pressure.
+ * A deferred message stays with its member, kept from redelivery by in-progress acks
+ * (`working`), so the wait counts no delivery.
  */
 export async function consumeDurably(
   context: JetStreamContext,
@@ -103,7 +105,7 @@ export async function consumeDurably(
         key: undefined,
         deliveryId: `${stream}:${msg.info.streamSequence}`,
         attempt: msg.info.deliveryCount,
-        settleRemote: { ack: () => msg.ack(), nak: (delayMs) => msg.nak(delayMs > 0 ? delayMs : undefined) },
+        settleRemote: { ack: () => msg.ack(), nak: (delayMs) => msg.nak(delayMs > 0 ? delayMs : undefined), working: () => msg.working() },
       }),
   });
   return {

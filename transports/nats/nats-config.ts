@@ -3,10 +3,17 @@ import { z } from 'zod';
 import { secretRefSchema } from '../../src/config/secret-ref-field.js';
 import type { SecretValue } from '../../src/secrets/secret-value.js';
 import type { NatsModule, NatsTransportOptions } from './nats-options.js';
-import { topicRouteFields } from '../shared/topic-route.js';
+import { splitEndpoints, topicRouteFields } from '../shared/topic-route.js';
 
 const count = z.int().min(1);
-const serversSchema = z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]);
+const serversSchema = z
+  .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
+  .refine((servers) => splitEndpoints(typeof servers === 'string' ? [servers] : servers).length > 0, 'must name a server')
+  // A comma-separated entry (`["${env:NATS_URL}"]` with NATS_URL=nats://a:4222,nats://b:4222) is several servers.
+  .transform((servers) => {
+    const list = splitEndpoints(typeof servers === 'string' ? [servers] : servers);
+    return typeof servers === 'string' && list.length === 1 ? servers : list;
+  });
 
 /** JetStream settings of `durable` (see DurableOptions). */
 export const natsDurableSchema = z.strictObject({

@@ -1,10 +1,10 @@
 import type { ConnectionOptions } from 'nats';
 import { positiveInteger } from '../../src/check-integer.js';
-import { RpcError } from '../../src/errors.js';
 import type { Logger } from '../../src/observability/logger.js';
 import { noMetrics, type RpcMetrics } from '../../src/observability/metrics.js';
 import type { natsDurableSchema, NatsTransportConfig } from './nats-config.js';
 import type { z } from 'zod';
+import { loadClientPackage } from '../shared/load-client-package.js';
 
 export type NatsModule = typeof import('nats');
 
@@ -92,10 +92,6 @@ export function resolveNatsOptions(options: NatsTransportOptions): ResolvedNatsO
   };
 }
 
-export async function loadNats(loadModule?: () => Promise<unknown>): Promise<NatsModule> {
-  try {
-    return (await (loadModule ?? (() => import('nats')))()) as NatsModule;
-  } catch (cause) {
-    throw new RpcError('EAGENTRPC_MISSING_PACKAGE', 'the NATS transport needs the nats package: run `npm install nats`', { cause });
-  }
+export function loadNats(loadModule?: () => Promise<unknown>): Promise<NatsModule> {
+  return loadClientPackage<NatsModule>(loadModule ?? (() => import('nats')), 'NATS', 'nats');
 }

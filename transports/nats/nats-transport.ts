@@ -1,8 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import type { MsgHdrs, NatsConnection, Subscription as NatsSubscription } from 'nats';
 import { backoffDelay, type BackoffPolicy } from '../../src/backoff.js';
 import { positiveInteger } from '../../src/check-integer.js';
 import { RpcError } from '../../src/errors.js';
-import type { DeliveryHandler, OutboundMessage, RpcTransport, SubscribeOptions, Subscription, TransportTraits } from '../../src/transport.js';
+import type { ConnectionState, DeliveryHandler, OutboundMessage, RpcTransport, SubscribeOptions, Subscription, TransportTraits } from '../../src/transport.js';
 import { DeliveryQueue } from '../shared/delivery-queue.js';
 import { closedError, TransportBase } from '../shared/transport-base.js';
 import { consumeDurably, ensureStream, jetStreamName, type JetStreamContext } from './jetstream-subscription.js';
@@ -30,8 +31,15 @@ class NatsTransport extends TransportBase {
   /** Per subject: does a stream capture it? Then publishes go through JetStream (ack, dedupe). */
   private readonly streamSubjects = new Map<string, Promise<boolean>>();
   private deliverySeq = 0;
+  /**
+   * Core NATS has no message identity of its own: a delivery is `<subject>#<tag>.<seq>`,
+   * the tag random per transport so that two processes never hand out the same id (replay
+   * memory shared by replicas compares them to tell a redelivery from a replay).
+   */
+  private readonly deliveryTag = randomBytes(6).toString('hex');
   /** Dial attempts since the connection was lost: the reconnect backoff's attempt number. */
   private reconnectAttempts = 0;
+  private readonly stateListeners: Array<(state: ConnectionState) => void> = [];
 
   constructor(private readonly input: NatsTransportOptions) {
     const options = resolveNatsOptions(input);
@@ -92,8 +100,20 @@ class NatsTransport extends TransportBase {
         this.reconnectAttempts = 0;
         this.options.metrics.transportReconnected?.('nats');
       }
+      // `disconnect`: the client lost the server and starts reconnecting; `reconnect`: it is back.
+      if (status.type === 'disconnect') this.reportState('lost');
+      if (status.type === 'reconnect') this.reportState('connected');
       if (this.logger.isLevelEnabled('info')) this.logger.info({ transport: 'nats', status: status.type, data: String(status.data) }, 'nats connection status');
     }
+  }
+
+  onConnectionState(listener: (state: ConnectionState) => void): void {
+    this.stateListeners.push(listener);
+  }
+
+  private reportState(state: ConnectionState): void {
+    if (this.closed) return;
+    for (const listener of this.stateListeners) listener(state);
   }
 
   async publish(topic: string, message: OutboundMessage): Promise<void> {
@@ -149,6 +169,8 @@ class NatsTransport extends TransportBase {
       // After the client's callback, not inside it; I/O keeps the loop turning.
       schedule: queueMicrotask,
       maxPending: this.options.maxPending,
+      // A deferred JetStream message is held here; in-progress acks well inside ack_wait keep it ours.
+      ...(this.options.durable ? { workingEveryMs: Math.max(1, Math.floor(this.options.durable.ackWaitMs / 3)) } : {}),
       onOverflow: (dropped) => {
         this.options.metrics.transportDropped?.('nats', 'slow-consumer');
         this.logger.warn({ topic, deliveryId: dropped.deliveryId, maxPending: this.options.maxPending }, 'nats slow consumer: message dropped');
@@ -171,7 +193,7 @@ class NatsTransport extends TransportBase {
       queue: options.group,
       callback: (error, msg) => {
         if (error) return this.logger.error({ err: error, topic }, 'nats subscription error');
-        queue.push({ topic, body: msg.data, key: undefined, deliveryId: `${subject}#${++this.deliverySeq}`, attempt: 1 });
+        queue.push({ topic, body: msg.data, key: undefined, deliveryId: `${subject}#${this.deliveryTag}.${++this.deliverySeq}`, attempt: 1 });
       },
     });
     // Resolves once the server has registered the interest: later publishes reach us.

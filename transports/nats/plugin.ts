@@ -19,6 +19,7 @@ export const natsTransportPlugin: TransportPlugin<NatsTransportConfig, NatsRoute
   kind: 'nats',
   summary: 'NATS: core (lowest latency) or JetStream durable inboxes (at least once)',
   configSchema: natsConfigSchema,
+  topicsField: 'subjects',
   routeSchema: natsRouteSchema,
   async create(config, context) {
     return natsTransport(await natsOptionsFromConfig(config, context));

@@ -11,8 +11,12 @@ export interface QueuedMessage {
   attempt: number;
   /** The broker will not deliver it again (see Delivery.exhausted). */
   readonly exhausted?: boolean;
-  /** Settlement the broker does itself (JetStream ack/nak); without it nacks redeliver locally. */
-  readonly settleRemote?: { ack(): void; nak(delayMs: number): void };
+  /**
+   * Settlement the broker does itself (JetStream ack/nak); without it nacks redeliver locally.
+   * `working`: tells the broker the message is still being handled (JetStream in-progress
+   * ack), so it neither redelivers it nor counts a delivery while a deferred message waits here.
+   */
+  readonly settleRemote?: { ack(): void; nak(delayMs: number): void; working?(): void };
 }
 
 export interface DeliveryQueueOptions {
@@ -26,6 +30,8 @@ export interface DeliveryQueueOptions {
   readonly onOverflow?: (message: QueuedMessage) => void;
   /** Where a nacked message goes back to. Default: this queue. */
   readonly redeliver?: (message: QueuedMessage) => void;
+  /** How often a deferred message with `settleRemote.working` tells the broker it is still held. */
+  readonly workingEveryMs?: number;
 }
 
 /**
@@ -101,7 +107,28 @@ export class DeliveryQueue {
         if (delayMs > 0) setTimeout(again, delayMs).unref();
         else again();
       },
+      onDefer: (delayMs) => this.defer(message, delayMs),
     });
     handOver(this.options.handler, delivery);
+  }
+
+  /**
+   * Holds a message another run is handling and hands it over again after `delayMs`, with
+   * the same attempt. Its in-flight slot is freed meanwhile; a broker-settled message stays
+   * unacked at the broker, kept from redelivery by in-progress acks, so the broker counts
+   * no delivery for the wait. Once the queue is closed a held message goes where a nacked
+   * one goes (the memory bus: the group); a broker's own redelivers after its ack wait.
+   */
+  private defer(message: QueuedMessage, delayMs: number): void {
+    const working = message.settleRemote?.working;
+    const every = this.options.workingEveryMs;
+    const beat = working && every !== undefined ? setInterval(() => (this.closed ? clearInterval(beat) : working()), every) : undefined;
+    beat?.unref();
+    const again = (): void => {
+      clearInterval(beat);
+      if (message.settleRemote) this.push(message);
+      else (this.options.redeliver ?? ((m: QueuedMessage) => this.push(m)))(message);
+    };
+    setTimeout(again, Math.max(0, delayMs)).unref();
   }
 }

@@ -10,6 +10,14 @@ export function requestsTopicOf(route: { readonly requestsTopic?: string | undef
   return route.requestsTopic;
 }
 
+/**
+ * One entry may hold several endpoints, comma-separated: `brokers: ["${env:KAFKA_BROKERS}"]`
+ * with `KAFKA_BROKERS=kafka-1:9092,kafka-2:9092`, as such variables are usually set.
+ */
+export function splitEndpoints(entries: readonly string[]): string[] {
+  return entries.flatMap((entry) => entry.split(',')).map((entry) => entry.trim()).filter((entry) => entry.length > 0);
+}
+
 type Endpoints = string | readonly string[];
 
 /** Sorted and joined: two lists name the same cluster when they hold the same entries. */

@@ -1,0 +1,34 @@
+import { RpcError } from '../errors.js';
+
+/** The few calls of the `redis` package's client that agent-rpc's shared stores use. */
+export interface RedisClient {
+  connect(): Promise<unknown>;
+  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+  close?(): Promise<unknown>;
+  quit?(): Promise<unknown>;
+  on(event: 'error', listener: (error: Error) => void): unknown;
+}
+
+/**
+ * One way to open Redis for every shared store (guard flow counts, HMAC replay memory): the
+ * `redis` package loaded on demand, and commands that fail fast instead of queueing while
+ * Redis is away, so the caller can fall back to what its process knows (docs/guard.md).
+ * `onError` hears about connection errors; the client reconnects by itself.
+ */
+export async function connectRedis(url: string, purpose: string, onError: (error: unknown) => void): Promise<RedisClient> {
+  let redis: { createClient(options: object): RedisClient };
+  try {
+    redis = (await import('redis')) as unknown as typeof redis;
+  } catch (cause) {
+    throw new RpcError('EAGENTRPC_MISSING_PACKAGE', `the Redis ${purpose} needs the redis package: run \`npm install redis\``, { cause });
+  }
+  const client = redis.createClient({ url, disableOfflineQueue: true, socket: { connectTimeout: 2_000, reconnectStrategy: (retries: number) => Math.min(100 * 2 ** retries, 5_000) } });
+  client.on('error', onError);
+  await client.connect();
+  return client;
+}
+
+/** Closes a client; one whose connection is already gone may refuse, and there is nothing left to release. */
+export async function closeRedis(client: RedisClient, onError: (error: unknown) => void): Promise<void> {
+  await (client.close ?? client.quit)?.call(client).catch(onError);
+}

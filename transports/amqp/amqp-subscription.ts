@@ -1,0 +1,150 @@
+import type { AsyncMessage, Connection, ConsumerProps, Publisher } from 'rabbitmq-client';
+import { createDelivery, handOver } from '../../src/delivery.js';
+import type { Logger } from '../../src/observability/logger.js';
+import type { DeliveryHandler } from '../../src/transport.js';
+
+/** rabbitmq-client's ConsumerStatus values (the enum lives in the package, loaded on demand). */
+const ACK = 0;
+const REQUEUE = 1;
+const DROP = 2;
+
+/** The header that counts deliveries: set on every republish of a nacked message. */
+export const ATTEMPT_HEADER = 'x-agentrpc-attempt';
+
+export interface ConsumeOptions {
+  readonly topic: string;
+  /** What the consumer declares (and re-declares after every reconnect). */
+  readonly props: ConsumerProps;
+  readonly maxInflight: number;
+  readonly handler: DeliveryHandler;
+  readonly logger: Logger;
+  /** Messages of a dead-letter queue: handed over flagged exhausted, for the DLQ. */
+  readonly exhausted?: boolean;
+  /**
+   * Deliveries after which a nack dead-letters the message (basic.nack without requeue, which
+   * the queue's dead-letter exchange routes to the topic's dead queue). Unset: nacks always
+   * redeliver (private queues have no dead-letter exchange).
+   */
+  readonly maxDeliver?: number;
+  /** Republishes a nacked message, confirmed, before the original is acked. */
+  readonly publisher: Publisher;
+  /** How long the consumer may take to be set up (queue found, consuming) before subscribe fails. */
+  readonly setupTimeoutMs: number;
+}
+
+/** The attempt header: deliveries counted so far (1 when absent). */
+function counted(message: AsyncMessage): number {
+  const header = message.headers?.[ATTEMPT_HEADER];
+  return typeof header === 'number' && Number.isInteger(header) && header > 0 ? header : 1;
+}
+
+/**
+ * This delivery's attempt. Classic queues count nothing themselves: a nack republishes the
+ * message with the header raised, and so does an inbox queue's redelivery after a consumer
+ * or its connection went away (see consumeQueue), so the header is the count. A private
+ * queue's redelivery only says `redelivered`: one more. A dead-lettered message keeps its
+ * header: its hand-over to the DLQ is one more.
+ */
+function attemptOf(message: AsyncMessage, options: ConsumeOptions): number {
+  if (options.exhausted) return counted(message) + 1;
+  return counted(message) + (options.maxDeliver === undefined && message.redelivered ? 1 : 0);
+}
+
+/**
+ * A delivery that failed (`attempt` is the one that failed): dead-lettered once it was the
+ * maxDeliver-th, else republished to its queue with the attempt raised and then acked (the
+ * copy first, so nothing is lost; a crash in between leaves a duplicate, which the inbox
+ * dedupes). A republish that fails leaves the message to the broker's own requeue.
+ */
+async function redeliver(message: AsyncMessage, attempt: number, options: ConsumeOptions): Promise<number> {
+  if (options.exhausted) return REQUEUE;
+  if (options.maxDeliver !== undefined && attempt >= options.maxDeliver) return DROP;
+  try {
+    const { messageId, correlationId, durable, headers } = message;
+    await options.publisher.send({ exchange: '', routingKey: options.props.queue, messageId, correlationId, durable, headers: { ...headers, [ATTEMPT_HEADER]: attempt + 1 } }, message.body);
+    return ACK;
+  } catch (error) {
+    options.logger.warn({ err: error, transport: 'amqp', topic: options.topic }, 'amqp: a nacked message could not be republished; the broker requeues it');
+    return REQUEUE;
+  }
+}
+
+/**
+ * One rabbitmq-client Consumer on one queue. The handler's promise stays open until the
+ * Delivery is settled, so the consumer's concurrency (= maxInflight, and the prefetch) is the
+ * in-flight bound; ack is a basic.ack after dispatch, nack a republish with the attempt
+ * counted (after the delay, held here: RabbitMQ has no delayed requeue). The client re-declares the queue
+ * and resumes consuming after every reconnect; deliveries unacked when a connection drops
+ * are redelivered by the broker.
+ */
+export async function consumeQueue(rabbit: Connection, options: ConsumeOptions): Promise<{ close(): Promise<void> }> {
+  const { topic, handler, logger } = options;
+  const open = new Set<(status: number) => void>();
+  const consumer = rabbit.createConsumer(
+    { ...options.props, concurrency: options.maxInflight, qos: { prefetchCount: options.maxInflight }, requeue: true },
+    (message) => {
+      // An inbox message back from a consumer that went away (crashed, or closed holding it)
+      // counts as a failed attempt: republished with the count raised, or dead-lettered at
+      // maxDeliver, so a message that keeps killing its consumers ends in the DLQ.
+      if (options.maxDeliver !== undefined && !options.exhausted && message.redelivered) return redeliver(message, counted(message), options);
+      return new Promise<number>((resolve) => {
+        const finish = (status: number): void => {
+          if (open.delete(finish)) resolve(status);
+        };
+        open.add(finish);
+        const body = message.body as Buffer;
+        const attempt = attemptOf(message, options);
+        const handOut = (): void => {
+          // The consumer closed while the message was held: the broker requeues it.
+          if (!open.has(finish)) return;
+          const delivery = createDelivery({
+            body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength),
+            key: message.correlationId,
+            coordinates: { topic, deliveryId: message.messageId ?? `${message.routingKey}#${message.deliveryTag}` },
+            attempt,
+            exhausted: options.exhausted,
+            onAck: () => finish(ACK),
+            onNack: (delayMs) => {
+              const again = (): void => void redeliver(message, attempt, options).then(finish);
+              if (delayMs > 0) setTimeout(again, delayMs).unref();
+              else again();
+            },
+            // Another run holds its claim: kept unacked here and handed over again, the attempt unchanged.
+            onDefer: (delayMs) => setTimeout(handOut, delayMs).unref(),
+          });
+          handOver(handler, delivery);
+        };
+        handOut();
+      });
+    },
+  );
+  consumer.on('error', (error: unknown) => logger.warn({ err: error, transport: 'amqp', topic, queue: options.props.queue }, 'amqp consumer error; the client sets it up again'));
+  let ready = false;
+  let timer: NodeJS.Timeout | undefined;
+  await new Promise<void>((resolve, reject) => {
+    // The client retries a failing setup forever (a broker still recovering its queues answers
+    // with an error): subscribe reports it instead of waiting without end.
+    timer = setTimeout(() => reject(new Error(`consumer on ${options.props.queue ?? topic} not set up within ${options.setupTimeoutMs} ms`)), options.setupTimeoutMs);
+    consumer.once('ready', () => {
+      ready = true;
+      resolve();
+    });
+    // The broker refusing the setup (a queue declared with other arguments: PRECONDITION_FAILED)
+    // fails the subscribe; a lost connection does not, the client sets it up again.
+    consumer.on('error', (error: { code?: string }) => {
+      if (!ready && (error?.code === 'PRECONDITION_FAILED' || error?.code === 'ACCESS_REFUSED' || error?.code === 'NOT_FOUND')) reject(error as Error);
+    });
+  })
+    .catch(async (error: unknown) => {
+      await consumer.close().catch(() => undefined);
+      throw error;
+    })
+    .finally(() => clearTimeout(timer));
+  return {
+    close: async () => {
+      // What is still unsettled goes back to the queue for another member; the client's close waits for open handlers.
+      for (const finish of [...open]) finish(REQUEUE);
+      await consumer.close();
+    },
+  };
+}

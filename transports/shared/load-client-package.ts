@@ -1,0 +1,20 @@
+import { RpcError } from '../../src/errors.js';
+
+/**
+ * Imports a transport's client library, an optional dependency: a missing one is
+ * EAGENTRPC_MISSING_PACKAGE naming what to install. A CommonJS package imported from ESM
+ * may hold its exports on `default`; `hasExports` tells whether the module itself has them.
+ */
+export async function loadClientPackage<M>(
+  load: () => Promise<unknown>,
+  transport: string,
+  packageName: string,
+  hasExports: (module: M) => boolean = () => true,
+): Promise<M> {
+  try {
+    const module = (await load()) as M & { default?: M };
+    return hasExports(module) ? module : (module.default as M);
+  } catch (cause) {
+    throw new RpcError('EAGENTRPC_MISSING_PACKAGE', `the ${transport} transport needs the ${packageName} package: run \`npm install ${packageName}\``, { cause });
+  }
+}
