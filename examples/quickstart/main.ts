@@ -23,7 +23,9 @@ function repoRoot(): string {
 }
 
 const agentsDir = join(repoRoot(), 'examples', 'quickstart', 'agents');
-const dataDir = join(process.cwd(), '.agent-rpc', 'quickstart');
+// Kept across runs (DLQ, audit logs); QUICKSTART_DATA_DIR puts them elsewhere.
+const dataDir = process.env['QUICKSTART_DATA_DIR'] ?? join(process.cwd(), '.agent-rpc', 'quickstart');
+const runStarted = Date.now();
 // A development token for the fleet's HTTP API; set AGENT_RPC_TOKEN to choose your own.
 const token = process.env['AGENT_RPC_TOKEN'] ?? 'quickstart-dev-token';
 const model = await startTriagerModel(process.env);
@@ -73,10 +75,12 @@ show('timeout', 'frontdesk → linter/deep-scan', timedOut);
 await reviewer.inbound.deliver({ body: Buffer.from('{"version":1,"kind":"request","kind":"event"}'), deliveryId: 'quickstart-garbage' });
 
 await new Promise((resolve) => setTimeout(resolve, 400));
-for (const record of await reviewer.dlq.list()) {
+// The DLQ files outlive the run: show what this run kept.
+const keptThisRun = async (node: typeof reviewer) => (await node.dlq.list()).filter((record) => record.at >= runStarted);
+for (const record of await keptThisRun(reviewer)) {
   console.log(`${'dlq'.padEnd(16)} pr-reviewer kept ${record.kind} (${record.reason}): ${record.detail}`);
 }
-for (const record of await frontdesk.dlq.list()) {
+for (const record of await keptThisRun(frontdesk)) {
   console.log(`${'dlq'.padEnd(16)} frontdesk kept ${record.kind} (${record.reason}) for ${record.envelope?.capability}: the late deep-scan answer`);
 }
 

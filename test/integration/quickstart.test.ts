@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -14,7 +15,15 @@ describe('quickstart - npm start', () => {
     // Without a provider key the model agent runs on the scripted model server.
     const { OPENAI_API_KEY: _openai, ANTHROPIC_API_KEY: _anthropic, ...env } = process.env;
     // Its own process group, so SIGINT reaches npm and the fleet as Ctrl-C does.
-    const child = spawn('npm', ['start', '--silent'], { cwd: repoRoot, detached: true, env: { ...env, PORT: '0', AGENT_RPC_TOKEN: token } });
+    // Its DLQ and audit files in a directory of its own, with records of earlier runs in it.
+    const dataDir = mkdtempSync(`${tmpdir()}/quickstart-data-`);
+    mkdirSync(join(dataDir, 'pr-reviewer'));
+    copyFileSync(join(repoRoot, 'test/fixtures/quickstart/earlier-run-dlq.jsonl'), join(dataDir, 'pr-reviewer', 'dlq.jsonl'));
+    const child = spawn('npm', ['start', '--silent'], {
+      cwd: repoRoot,
+      detached: true,
+      env: { ...env, PORT: '0', AGENT_RPC_TOKEN: token, QUICKSTART_DATA_DIR: dataDir },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -56,7 +65,10 @@ describe('quickstart - npm start', () => {
     expect(line('timeout')).toMatch(/status=timeout .*EAGENTRPC_TIMEOUT/);
     expect(line('schema')).toMatch(/status=schema-violation .*EAGENTRPC_SCHEMA_VIOLATION/);
     expect(line('metrics: ')).toMatch(/^metrics: http:\/\/127\.0\.0\.1:\d+\/metrics/);
-    expect(stdout).toMatch(/dlq +pr-reviewer kept decode-failed \(duplicate-key\)/);
+    // This run's malformed message, once; not the earlier run's record kept in the same file.
+    expect(lines.filter((l) => /^dlq +pr-reviewer kept decode-failed \(duplicate-key\)/.test(l))).toHaveLength(1);
+    expect(lines.filter((l) => /^dlq +pr-reviewer kept /.test(l))).toHaveLength(2);
+    expect(readFileSync(join(dataDir, 'pr-reviewer', 'dlq.jsonl'), 'utf8').trim().split('\n')).toHaveLength(3);
     // The nested lint call joined the review's flow.
     const flowOf = (l: string): string | undefined => /correlationId=([0-9a-f-]{36})/.exec(l)?.[1];
     expect(flowOf(line('  nested call'))).toBe(flowOf(line('sync ')));
