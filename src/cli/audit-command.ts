@@ -1,13 +1,26 @@
 import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { dataDirOf, loadAgentConfig } from '../config/agent-config.js';
 import { iterateAuditLog, verifyAuditLog, type AuditReadFilter, type AuditRecord } from '../audit/index.js';
 import { parseCommandArgs, parseLimit, parseSince } from './args.js';
-import { EXIT, type CliCommand, type CliIo } from './command.js';
+import { configDir } from './cli-node.js';
+import { EXIT, UsageError, type CliCommand, type CliIo, type CommandIo } from './command.js';
 
 const DEFAULT_FILE = './data/audit.jsonl';
-const FILE_HELP = `--file <path>   the audit log (default: $AGENT_RPC_AUDIT_FILE, else ${DEFAULT_FILE})`;
+const FILE_HELP = `--file <path>   the audit log (default: $AGENT_RPC_AUDIT_FILE, else ${DEFAULT_FILE})
+  --config <dir>  the audit log of the agent configured there (<dataDir>/audit.jsonl, as
+                  agent-rpc serve writes it); not with --file`;
+const FILE_OPTIONS = { file: { type: 'string' }, config: { type: 'string' } } as const;
 
-function auditFile(option: string | undefined, io: CliIo): string {
-  return option ?? (io.env['AGENT_RPC_AUDIT_FILE'] || DEFAULT_FILE);
+/** --file, else the log of the agent in --config, else $AGENT_RPC_AUDIT_FILE, else ./data/audit.jsonl. */
+async function auditFile(values: { file?: string; config?: string }, io: CommandIo): Promise<string> {
+  if (values.file !== undefined && values.config !== undefined) throw new UsageError('--file and --config both name the audit log: give one');
+  if (values.file !== undefined) return values.file;
+  if (values.config !== undefined) {
+    const config = await loadAgentConfig(configDir(values.config, io), io.transports, io.env);
+    return join(dataDirOf(config), 'audit.jsonl');
+  }
+  return io.env['AGENT_RPC_AUDIT_FILE'] || DEFAULT_FILE;
 }
 
 /** A missing log is a runtime failure (exit 3), reported in one line. */
@@ -30,7 +43,7 @@ export function describeRecord(record: AuditRecord): string {
 export const auditListCommand: CliCommand = {
   path: ['audit', 'list'],
   summary: 'print audit records, oldest first',
-  usage: `agent-rpc audit list [--kind auth_check] [--since <ISO date | 15m | 2h | 1d>] [--limit N] [--json] [--file <path>]
+  usage: `agent-rpc audit list [--kind auth_check] [--since <ISO date | 15m | 2h | 1d>] [--limit N] [--json] [--file <path> | --config <dir>]
 
   One line per record: time, #seq, kind, decision, peer, provider, subject= (accepted)
   or reason= (rejected), message=<messageId>.
@@ -47,14 +60,14 @@ export const auditListCommand: CliCommand = {
       since: { type: 'string' },
       limit: { type: 'string' },
       json: { type: 'boolean' },
-      file: { type: 'string' },
+      ...FILE_OPTIONS,
     });
     const filter: AuditReadFilter = {
       ...(values.kind !== undefined ? { kind: values.kind } : {}),
       ...(values.since !== undefined ? { since: parseSince(values.since) } : {}),
       ...(values.limit !== undefined ? { limit: parseLimit(values.limit) } : {}),
     };
-    const path = auditFile(values.file, io);
+    const path = await auditFile(values, io);
     if (!(await requireFile(path, io))) return EXIT.failed;
     for await (const record of iterateAuditLog(path, filter)) io.out(values.json ? JSON.stringify(record) : describeRecord(record));
     return EXIT.ok;
@@ -64,7 +77,7 @@ export const auditListCommand: CliCommand = {
 export const auditVerifyCommand: CliCommand = {
   path: ['audit', 'verify'],
   summary: 'check the hash chain; report the first modified, deleted, reordered or truncated record',
-  usage: `agent-rpc audit verify [--json] [--file <path>]
+  usage: `agent-rpc audit verify [--json] [--file <path> | --config <dir>]
 
   Reads the whole log and checks every record's hash, the chain of prev links, the seq
   order and the head file (<file>.head). Prints "ok" and exits 0 when all holds;
@@ -74,8 +87,8 @@ export const auditVerifyCommand: CliCommand = {
   --json          the result as one JSON object
   ${FILE_HELP}`,
   async run(args, io) {
-    const { values } = parseCommandArgs(args, { json: { type: 'boolean' }, file: { type: 'string' } });
-    const path = auditFile(values.file, io);
+    const { values } = parseCommandArgs(args, { json: { type: 'boolean' }, ...FILE_OPTIONS });
+    const path = await auditFile(values, io);
     if (!(await requireFile(path, io))) return EXIT.failed;
     const hasHead = await stat(`${path}.head`).then(
       () => true,

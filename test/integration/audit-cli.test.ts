@@ -1,4 +1,4 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,6 +44,28 @@ describe('agent-rpc audit list', () => {
     expect(seqs(limited.stdout)).toEqual([2, 3]);
     expect(recent.code).toBe(0);
     expect(recent.stdout.split('\n').length).toBeLessThanOrEqual(5);
+  });
+});
+
+describe('agent-rpc audit --config', () => {
+  it("audit cli - --config reads the log where that agent's daemon writes it (<dataDir>/audit.jsonl); --file with --config is a usage error", async () => {
+    const agentDir = join(dir, 'agent');
+    mkdirSync(agentDir);
+    writeFileSync(join(agentDir, 'agent.yaml'), `version: 1\nagent:\n  id: svc\ndataDir: ${dir}\n`);
+    writeFileSync(join(agentDir, 'capabilities.yaml'), 'version: 1\ntransports:\n  memory: {}\ncapabilities: []\n');
+    const [list, verify, both, missing] = await Promise.all([
+      runCliProcess(['audit', 'list', '--kind', 'auth_check', '--config', agentDir]),
+      runCliProcess(['audit', 'verify', '--json', '--config', agentDir]),
+      runCliProcess(['audit', 'list', '--config', agentDir, '--file', path]),
+      runCliProcess(['audit', 'verify', '--config', join(dir, 'no-such-agent')]),
+    ]);
+    expect(list).toMatchObject({ code: 0, stderr: '' });
+    expect(list.stdout.trim().split('\n').map((l) => l.split('  ')[1])).toEqual(['#0', '#1', '#3']);
+    expect(JSON.parse(verify.stdout)).toMatchObject({ file: path, ok: true, records: 4 });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--file and --config both name the audit log');
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toContain('no-such-agent');
   });
 });
 
