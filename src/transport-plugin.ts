@@ -47,6 +47,11 @@ export interface TransportPlugin<Config = any, Route = any> {
   readonly topicsField?: string;
   /** Created for every agent of a daemon even without a config section (with an empty config). */
   readonly implicit?: boolean;
+  /**
+   * Reaches only agents of the process it was created in (the in-process bus): another
+   * process, such as the CLI, cannot reach a peer on it, so `rpc peers --verify` does not try.
+   */
+  readonly processLocal?: boolean;
   create(config: Config, context: TransportPluginContext): Promise<RpcTransport>;
   /** The topic a request to a peer on this route is published to, when the route says (default agents.<id>.requests). */
   requestsTopic?(route: Route): string | undefined;

@@ -4,6 +4,7 @@ import { CAPABILITIES_CAPABILITY, PING_CAPABILITY } from '../rpc/builtin-capabil
 import { parseCommandArgs } from './args.js';
 import { configDir, withCliNode } from './cli-node.js';
 import { EXIT, type CliCommand } from './command.js';
+import type { TransportPlugin } from '../transport-plugin.js';
 
 export const rpcPeersCommand: CliCommand = {
   path: ['rpc', 'peers'],
@@ -28,7 +29,12 @@ export const rpcPeersCommand: CliCommand = {
       const timeoutMs = values.timeout === undefined ? 5000 : Number(values.timeout);
       await withCliNode(dir, io, [], async (node) => {
         await Promise.all(
-          rows.map(async (row) => {
+          rows.map(async (row, index) => {
+            const local = outOfReach(peers[index]!.transports, io.transports, row.id, PING_CAPABILITY);
+            if (local) {
+              row.verify = { ok: false, reason: local };
+              return;
+            }
             const result = await node.requestAgent({ to: row.id, capability: PING_CAPABILITY, payload: null, timeoutMs });
             row.verify = result.status === 'ok' ? { ok: true, rttMs: Number(result.latencyMs.toFixed(2)) } : { ok: false, reason: `${result.error?.code}: ${result.error?.message}` };
           }),
@@ -65,7 +71,25 @@ export const rpcCapabilitiesCommand: CliCommand = {
 
 type Published = { name: string; description?: string; inputSchema?: unknown };
 
+/**
+ * Why this process cannot reach a peer whose every route is process-local (the in-process
+ * bus of a fleet running elsewhere), instead of waiting out a $ping that cannot arrive.
+ */
+function outOfReach(routes: ReadonlyArray<{ kind: string }>, plugins: readonly TransportPlugin[], id: string, capability: string): string | undefined {
+  const local = routes.every((route) => plugins.find((plugin) => plugin.kind === route.kind)?.processLocal === true);
+  if (!local || routes.length === 0) return undefined;
+  const kinds = [...new Set(routes.map((route) => route.kind))].join(', ');
+  return `${kinds} reaches agents in their own process only; ask the process running ${id}: agent-rpc call ${id} '${capability}' --url <its daemon>`;
+}
+
 async function printPeerCapabilities(dir: string, peer: string, timeoutMs: number, json: boolean, io: Parameters<CliCommand['run']>[1]): Promise<number> {
+  const config = await loadAgentConfig(dir, io.transports, io.env);
+  const entry = config.peers?.value.peers.find((candidate) => candidate.id === peer || candidate.id === `agent://${peer}` || `agent://${candidate.id}` === peer);
+  const local = entry && outOfReach(entry.transports, io.transports, entry.id.startsWith('agent://') ? entry.id : `agent://${entry.id}`, CAPABILITIES_CAPABILITY);
+  if (local) {
+    io.err(`${peer} cannot be asked from here: ${local}`);
+    return EXIT.problem;
+  }
   const result = await withCliNode(dir, io, [peer], (node) => node.requestAgent<{ capabilities?: Published[] }>({ to: peer, capability: CAPABILITIES_CAPABILITY, payload: null, timeoutMs }));
   if (result.status !== 'ok' || !Array.isArray(result.response?.capabilities)) {
     io.err(`${peer} did not publish its capabilities: ${result.error?.code ?? 'no capability list'}: ${result.error?.message ?? ''}`.trimEnd());

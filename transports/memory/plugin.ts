@@ -25,6 +25,7 @@ export const memoryTransportPlugin: TransportPlugin<MemoryTransportConfig, z.inf
   configSchema: memoryConfigSchema,
   topicsField: 'topics',
   routeSchema: memoryRouteSchema,
+  processLocal: true,
   async create(_config, context) {
     return memoryTransport({ bus: sharedBus(context.shared) });
   },
