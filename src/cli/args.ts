@@ -35,6 +35,16 @@ export function parseSince(value: string, now = Date.now()): Date {
   return date;
 }
 
+/** `--timeout <ms>`: a positive integer, else `fallback`. */
+export function parseTimeout(value: string | undefined, fallback: number): number;
+export function parseTimeout(value: string | undefined): number | undefined;
+export function parseTimeout(value: string | undefined, fallback?: number): number | undefined {
+  if (value === undefined) return fallback;
+  const timeoutMs = Number(value);
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new UsageError(`--timeout must be a positive integer (ms); got ${JSON.stringify(value)}`);
+  return timeoutMs;
+}
+
 export function parseLimit(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const limit = Number(value);

@@ -1,6 +1,6 @@
 import { CALL_MODES, type CallMode } from '../rpc/call-result.js';
 import { normalizeAgentUri } from '../rpc/peer-table.js';
-import { parseCommandArgs } from './args.js';
+import { parseCommandArgs, parseTimeout } from './args.js';
 import { configDir, withCliNode } from './cli-node.js';
 import { EXIT, UsageError, type CliCommand } from './command.js';
 
@@ -36,8 +36,7 @@ export const callCommand: CliCommand = {
     }
     const mode = (values.mode ?? 'sync') as CallMode;
     if (!CALL_MODES.includes(mode)) throw new UsageError(`--mode must be one of ${CALL_MODES.join(', ')}`);
-    const timeoutMs = values.timeout === undefined ? undefined : Number(values.timeout);
-    if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs < 1)) throw new UsageError('--timeout must be a positive integer (ms)');
+    const timeoutMs = parseTimeout(values.timeout);
     const result = await withCliNode(configDir(values.config, io), io, [to], (node) =>
       node.requestAgent({ to, capability, payload, mode, ...(timeoutMs !== undefined ? { timeoutMs } : {}) }),
       values.url !== undefined ? { url: values.url } : {},

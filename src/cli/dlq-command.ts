@@ -3,7 +3,7 @@ import { dataDirOf, loadAgentConfig } from '../config/agent-config.js';
 import { DLQ_KINDS, type DlqKind, type DlqRecord } from '../dlq/record.js';
 import { JsonlDlqSink } from '../dlq/jsonl-file-sink.js';
 import { REQUEUE_CAPABILITY } from '../rpc/builtin-capabilities.js';
-import { parseCommandArgs, parseLimit } from './args.js';
+import { parseCommandArgs, parseLimit, parseTimeout } from './args.js';
 import { configDir, withCliNode } from './cli-node.js';
 import { EXIT, UsageError, type CliCommand, type CommandIo } from './command.js';
 
@@ -63,9 +63,9 @@ export const dlqRequeueCommand: CliCommand = {
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(args, { config: { type: 'string' }, timeout: { type: 'string' } }, true);
     if (positionals.length !== 1) throw new UsageError('expected one DLQ record id');
+    const timeoutMs = parseTimeout(values.timeout, 10_000);
     const dir = configDir(values.config, io);
     const { agentUri } = await dlqSink(dir, io);
-    const timeoutMs = values.timeout === undefined ? 10_000 : Number(values.timeout);
     const result = await withCliNode(dir, io, [agentUri], (node) => node.requestAgent({ to: agentUri, capability: REQUEUE_CAPABILITY, payload: { id: positionals[0] }, timeoutMs }));
     if (result.status !== 'ok') {
       io.err(`agent-rpc dlq requeue: ${result.error?.code}: ${result.error?.message}`);

@@ -1,7 +1,7 @@
 import { loadAgentConfig } from '../config/agent-config.js';
 import { routeRequestsTopic } from '../config/peers-file.js';
 import { CAPABILITIES_CAPABILITY, PING_CAPABILITY } from '../rpc/builtin-capabilities.js';
-import { parseCommandArgs } from './args.js';
+import { parseCommandArgs, parseTimeout } from './args.js';
 import { configDir, withCliNode } from './cli-node.js';
 import { EXIT, type CliCommand } from './command.js';
 import type { TransportPlugin } from '../transport-plugin.js';
@@ -15,6 +15,7 @@ export const rpcPeersCommand: CliCommand = {
              (exit 1 when any peer is unreachable)`,
   async run(args, io) {
     const { values } = parseCommandArgs(args, { verify: { type: 'boolean' }, timeout: { type: 'string' }, json: { type: 'boolean' }, config: { type: 'string' } });
+    const timeoutMs = parseTimeout(values.timeout, 5000);
     const dir = configDir(values.config, io);
     const config = await loadAgentConfig(dir, io.transports, io.env);
     const kinds = io.transports;
@@ -26,7 +27,6 @@ export const rpcPeersCommand: CliCommand = {
       verify: undefined as undefined | { ok: boolean; rttMs?: number; reason?: string },
     }));
     if (values.verify && rows.length > 0) {
-      const timeoutMs = values.timeout === undefined ? 5000 : Number(values.timeout);
       await withCliNode(dir, io, [], async (node) => {
         await Promise.all(
           rows.map(async (row, index) => {
@@ -59,7 +59,7 @@ export const rpcCapabilitiesCommand: CliCommand = {
   async run(args, io) {
     const { values } = parseCommandArgs(args, { peer: { type: 'string' }, timeout: { type: 'string' }, json: { type: 'boolean' }, config: { type: 'string' } });
     const dir = configDir(values.config, io);
-    if (values.peer !== undefined) return printPeerCapabilities(dir, values.peer, values.timeout === undefined ? 5000 : Number(values.timeout), values.json === true, io);
+    if (values.peer !== undefined) return printPeerCapabilities(dir, values.peer, parseTimeout(values.timeout, 5000), values.json === true, io);
     const config = await loadAgentConfig(dir, io.transports, io.env);
     for (const capability of config.capabilities.value.capabilities) {
       if (values.json) io.out(JSON.stringify(capability));

@@ -26,3 +26,16 @@ describe('cli - peers on the in-process bus', () => {
     expect(capabilities.stderr).toContain("pr-reviewer cannot be asked from here: memory reaches agents in their own process only; ask the process running agent://pr-reviewer: agent-rpc call agent://pr-reviewer '$capabilities' --url <its daemon>");
   });
 });
+
+describe('cli - --timeout', () => {
+  it('cli - a --timeout that is not a positive integer is a usage error (exit 2) naming the value, before any config is read', async () => {
+    const runs = await Promise.all([
+      runCliProcess(['rpc', 'peers', '--verify', '--timeout', 'abc', '--config', frontdesk]),
+      runCliProcess(['rpc', 'capabilities', '--peer', 'pr-reviewer', '--timeout', '0', '--config', frontdesk]),
+      runCliProcess(['dlq', 'requeue', 'some-id', '--timeout', '1.5', '--config', frontdesk]),
+      runCliProcess(['call', 'agent://pr-reviewer', '$ping', '--timeout=-1', '--config', frontdesk]),
+    ]);
+    expect(runs.map((run) => run.code)).toEqual([2, 2, 2, 2]);
+    expect(runs.map((run) => /--timeout must be a positive integer \(ms\); got "(.*)"/.exec(run.stderr)?.[1])).toEqual(['abc', '0', '1.5', '-1']);
+  });
+});
