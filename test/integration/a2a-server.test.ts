@@ -224,24 +224,43 @@ describe('A2A server', () => {
 });
 
 describe('A2A server - settings', () => {
-  let shortDeadline: DaemonProcess | undefined;
-  afterAll(() => shortDeadline?.signal('SIGKILL'));
-
-  it('a2a - agent.yaml a2a.timeout_ms is the deadline of a task: the task fails with EAGENTRPC_DEADLINE_EXCEEDED and the handler still running is aborted', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'a2a-node-timeout-'));
+  let configured: DaemonProcess | undefined;
+  let port: number;
+  let markerDir: string;
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'a2a-node-settings-'));
     cpSync(new URL('../fixtures/config/a2a-node', import.meta.url).pathname, dir, { recursive: true });
-    appendFileSync(join(dir, 'agent.yaml'), 'a2a: { timeout_ms: 3000 }\n');
-    const markerDir = join(dir, 'markers');
+    appendFileSync(join(dir, 'agent.yaml'), 'a2a: { timeout_ms: 3000, tasks_per_user: 2 }\n');
+    markerDir = join(dir, 'markers');
     mkdirSync(markerDir);
-    const port = await freePort();
-    shortDeadline = await DaemonProcess.start(dir, { ALICE_TOKEN: TOKENS.alice, VIC_TOKEN: TOKENS.vic, AGENT_DATA_DIR: join(dir, 'data'), A2A_MARKER_DIR: markerDir }, port);
-    const message = { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'slow: deadline' }] };
+    port = await freePort();
+    configured = await DaemonProcess.start(dir, { ALICE_TOKEN: TOKENS.alice, VIC_TOKEN: TOKENS.vic, AGENT_DATA_DIR: join(dir, 'data'), A2A_MARKER_DIR: markerDir }, port);
+  }, 90_000);
+  afterAll(() => configured?.signal('SIGKILL'));
+  const call = async (method: string, params: unknown): Promise<any> => {
     const response = await fetch(`http://127.0.0.1:${port}/a2a/helper-desk`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKENS.alice}`, 'A2A-Version': '1.0' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message } }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
     });
-    const sent = (await response.json()) as { result: { task: { status: { state: string; message: { metadata: unknown } } } } };
+    return response.json();
+  };
+
+  it('a2a - agent.yaml a2a.tasks_per_user bounds the tasks kept per user: the newest stay readable, the oldest are dropped (TaskNotFound)', async () => {
+    const ids: string[] = [];
+    for (let i = 1; i <= 5; i++) {
+      const sent = await call('SendMessage', { message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: `echo: task ${i}` }] } });
+      expect(sent.result.task.status.state).toBe('TASK_STATE_COMPLETED');
+      ids.push(sent.result.task.id as string);
+    }
+    const read = await Promise.all(ids.map((id) => call('GetTask', { id })));
+    // Two generations of 2: tasks 3–5 are kept, 1 and 2 went with the oldest generation.
+    expect(read.map((answer) => answer.error?.code ?? answer.result.status.state)).toEqual([-32001, -32001, 'TASK_STATE_COMPLETED', 'TASK_STATE_COMPLETED', 'TASK_STATE_COMPLETED']);
+  });
+
+  it('a2a - agent.yaml a2a.timeout_ms is the deadline of a task: the task fails with EAGENTRPC_DEADLINE_EXCEEDED and the handler still running is aborted', async () => {
+    const message = { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'slow: deadline' }] };
+    const sent = (await call('SendMessage', { message })) as { result: { task: { status: { state: string; message: { metadata: unknown } } } } };
     expect(sent.result.task.status).toMatchObject({ state: 'TASK_STATE_FAILED', message: { metadata: { code: 'EAGENTRPC_DEADLINE_EXCEEDED' } } });
     // The handler's signal fired at the deadline too (the marker is written after it, so wait for it).
     const marker = join(markerDir, 'deadline.aborted');
