@@ -182,6 +182,6 @@ export const agentFileSchema = z.strictObject({
     remoteNodeStoreConfigSchema.optional().describe('Enables the node store managed over /api/v1/remote-nodes; its credentials are encrypted with this key.'),
     'remote_node_store',
   ),
-  dataDir: z.string().default('./data').describe('Where the agent keeps its files (DLQ, audit log, dedupe store, sessions), relative to the config directory.'),
+  dataDir: z.string().default('./data').describe('Where the agent keeps its files (DLQ, audit log, dedupe store, sessions, A2A tasks), relative to the config directory.'),
 });
 export type AgentFile = z.infer<typeof agentFileSchema>;

@@ -1,4 +1,5 @@
-import { loadAgentConfig, type AgentConfig } from '../config/agent-config.js';
+import { join } from 'node:path';
+import { dataDirOf, loadAgentConfig, type AgentConfig } from '../config/agent-config.js';
 import { ConfigError } from '../config/config-error.js';
 import type { Logger } from '../observability/logger.js';
 import { createPinoLogger } from '../observability/pino-logger.js';
@@ -14,7 +15,8 @@ import { buildAgent, type BuiltAgent } from './build-agent.js';
 import { loadApiTokens, openSessions } from './node-api.js';
 import { remoteNodesOf } from './remote-nodes-of.js';
 import { openExecuteApi } from './execute-api.js';
-import { A2aServer } from '../server/a2a/a2a-server.js';
+import { A2aServer, DEFAULT_A2A_TASKS_PER_USER } from '../server/a2a/a2a-server.js';
+import { TaskFileStore } from '../server/a2a/task-file-store.js';
 import { packageVersion, publicBaseUrl } from './public-base-url.js';
 import { startProcessTracing } from './process-tracing.js';
 import { DaemonFlows } from './daemon-flows.js';
@@ -80,7 +82,10 @@ export async function startDaemon(dirs: string | readonly string[], transports: 
     const built = await buildAgent(config, { logger, env, shared, metrics: metrics.forAgent(config.agent.value.agent.id), remoteNodes: remote.resolver, approvals: a2a.runs.gateOver(sessions.manager.prompts), masker, tracerProvider: tracing.provider, ...(recorder ? { flows: recorder } : {}) });
     sessions.manager.attach({ port: built.node.inbound, ...defaultCapabilityOf(config) });
     const capabilities = config.capabilities.value.capabilities;
-    a2a.attach({ id: built.node.id, port: built.node.inbound, capabilities: new Set(capabilities.map((c) => c.name)), capabilityConfigs: capabilities, ...defaultCapabilityOf(config), ...config.agent.value.a2a });
+    const a2aSettings = config.agent.value.a2a;
+    // Kept in the data directory, so a client can read its tasks across a restart.
+    const taskStore = await TaskFileStore.open(join(dataDirOf(config), 'a2a-tasks'), a2aSettings?.tasksPerUser ?? DEFAULT_A2A_TASKS_PER_USER, logger.child({ component: 'a2a', agentId: built.node.id }));
+    a2a.attach({ id: built.node.id, port: built.node.inbound, capabilities: new Set(capabilities.map((c) => c.name)), capabilityConfigs: capabilities, ...defaultCapabilityOf(config), ...a2aSettings, taskStore });
     agents.push(built);
   }
   const execute = await openExecuteApi(

@@ -7,7 +7,8 @@ import type { ApiRoute } from '../server/api-route.js';
 import { ApiTokens } from '../server/api-tokens.js';
 import { SessionManager } from '../server/sessions/session-manager.js';
 import { sessionRoutes } from '../server/sessions/sessions-routes.js';
-import { SessionFileStore } from '../server/sessions/session-store.js';
+import { JsonFileStore } from '../server/json-file-store.js';
+import type { SessionRecord } from '../server/sessions/session-record.js';
 
 /** The API tokens of a process: those listed in its first agent's agent.yaml (`api.tokens`). */
 export async function loadApiTokens(config: AgentConfig, secrets: SecretResolver): Promise<ApiTokens> {
@@ -29,7 +30,7 @@ export async function loadApiTokens(config: AgentConfig, secrets: SecretResolver
  * Opened before the agents, whose approval prompts it answers; they attach once built.
  */
 export async function openSessions(first: AgentConfig, logger: Logger): Promise<{ manager: SessionManager; routes: ApiRoute[] }> {
-  const store = await SessionFileStore.open(join(dataDirOf(first), 'sessions'));
+  const store = await JsonFileStore.open<SessionRecord>(join(dataDirOf(first), 'sessions'), (record) => record.sessionId);
   const manager = new SessionManager({
     store,
     logger: logger.child({ component: 'sessions' }),

@@ -268,3 +268,44 @@ describe('A2A server - settings', () => {
     expect(readFileSync(marker, 'utf8')).toBe('EAGENTRPC_TIMEOUT');
   });
 });
+
+describe('A2A server - restart', () => {
+  let first: DaemonProcess | undefined;
+  let second: DaemonProcess | undefined;
+  afterAll(() => {
+    first?.signal('SIGKILL');
+    second?.signal('SIGKILL');
+  });
+
+  it('a2a - tasks outlive a crash of the daemon: a finished task reads back the same, one that was running reads failed (EAGENTRPC_ABANDONED)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'a2a-node-restart-'));
+    cpSync(new URL('../fixtures/config/a2a-node', import.meta.url).pathname, dir, { recursive: true });
+    const markerDir = join(dir, 'markers');
+    mkdirSync(markerDir);
+    const env = { ALICE_TOKEN: TOKENS.alice, VIC_TOKEN: TOKENS.vic, AGENT_DATA_DIR: join(dir, 'data'), A2A_MARKER_DIR: markerDir };
+    const call = async (port: number, method: string, params: unknown): Promise<any> => {
+      const response = await fetch(`http://127.0.0.1:${port}/a2a/helper-desk`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKENS.alice}`, 'A2A-Version': '1.0' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      });
+      return response.json();
+    };
+    const message = (text: string) => ({ messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }] });
+    const firstPort = await freePort();
+    first = await DaemonProcess.start(dir, env, firstPort);
+    const done = (await call(firstPort, 'SendMessage', { message: message('echo: kept across a crash') })).result.task;
+    expect(done.status.state).toBe('TASK_STATE_COMPLETED');
+    const running = (await call(firstPort, 'SendMessage', { message: message('slow: crash'), configuration: { returnImmediately: true } })).result.task;
+    await expect.poll(async () => (await call(firstPort, 'GetTask', { id: running.id })).result.status.state).toBe('TASK_STATE_WORKING');
+    const before = (await call(firstPort, 'GetTask', { id: done.id })).result;
+    first.signal('SIGKILL');
+    await first.exited;
+
+    const secondPort = await freePort();
+    second = await DaemonProcess.start(dir, env, secondPort);
+    expect((await call(secondPort, 'GetTask', { id: done.id })).result).toEqual(before);
+    const failed = (await call(secondPort, 'GetTask', { id: running.id })).result;
+    expect(failed.status).toMatchObject({ state: 'TASK_STATE_FAILED', message: { metadata: { code: 'EAGENTRPC_ABANDONED' } } });
+  });
+});

@@ -13,6 +13,8 @@ import { TaskRuns } from './task-runs.js';
 
 export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
 export const A2A_PATH_PREFIX = '/a2a/';
+/** Tasks kept readable per user and agent unless configured otherwise. */
+export const DEFAULT_A2A_TASKS_PER_USER = 1000;
 
 export interface A2aServerOptions {
   readonly tokens: ApiTokens;
@@ -52,7 +54,7 @@ export class A2aServer {
   listen(baseUrl: string): void {
     this.base = baseUrl.replace(/\/+$/, '');
     for (const agent of this.agents) {
-      const endpoint = agentEndpoint(agent, { url: `${this.base}${A2A_PATH_PREFIX}${encodeURIComponent(agent.id)}`, version: this.options.version, runs: this.runs, timeoutMs: agent.timeoutMs ?? this.options.timeoutMs ?? 5 * 60_000, tasksPerUser: agent.tasksPerUser ?? this.options.tasksPerUser ?? 1000 });
+      const endpoint = agentEndpoint(agent, { url: `${this.base}${A2A_PATH_PREFIX}${encodeURIComponent(agent.id)}`, version: this.options.version, runs: this.runs, timeoutMs: agent.timeoutMs ?? this.options.timeoutMs ?? 5 * 60_000, tasksPerUser: agent.tasksPerUser ?? this.options.tasksPerUser ?? DEFAULT_A2A_TASKS_PER_USER });
       this.endpoints.set(agent.id, endpoint);
       this.first ??= endpoint;
     }

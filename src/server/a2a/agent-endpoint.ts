@@ -16,6 +16,8 @@ export interface EndpointAgent extends A2aAgent {
   readonly timeoutMs?: number;
   /** This agent's own count of tasks kept per user (agent.yaml `a2a.tasksPerUser`), over the server's. */
   readonly tasksPerUser?: number;
+  /** Where its tasks are kept (the daemon's: files in the data directory); default in memory, bounded by tasksPerUser. */
+  readonly taskStore?: TaskStore;
 }
 
 /** One agent's A2A side: its card (and the card's JSON), and its JSON-RPC handlers for 1.0 and 0.3. */
@@ -37,7 +39,7 @@ export function agentEndpoint(agent: EndpointAgent, options: { url: string; vers
     version: options.version,
   });
   const buses = new DefaultExecutionEventBusManager();
-  const handler = new AgentRequestHandler(card, new RetainedTaskStore(options.tasksPerUser), new TaskExecutor(agent, options.runs, buses, options.timeoutMs), buses, agent, options.runs);
+  const handler = new AgentRequestHandler(card, agent.taskStore ?? new RetainedTaskStore(options.tasksPerUser), new TaskExecutor(agent, options.runs, buses, options.timeoutMs), buses, agent, options.runs);
   return {
     agentId: agent.id,
     card,

@@ -6,8 +6,13 @@ interface Generations {
   current: InMemoryTaskStore;
   previous: InMemoryTaskStore | undefined;
   /** Distinct tasks saved into `current`. */
-  readonly saved: Set<string>;
+  saved: Set<string>;
+  /** Distinct tasks saved into `previous`. */
+  previousSaved: Set<string>;
 }
+
+/** Hears the ids of tasks a user's oldest generation took with it (none saved since). */
+export type DroppedTasks = (taskIds: readonly string[], context: ServerCallContext) => void;
 
 /**
  * The SDK's in-memory task store, bounded per user: tasks are kept in two generations of
@@ -19,7 +24,10 @@ interface Generations {
 export class RetainedTaskStore implements TaskStore {
   private readonly owners = new Map<string, Generations>();
 
-  constructor(private readonly perGeneration: number) {
+  constructor(
+    private readonly perGeneration: number,
+    private readonly onDrop?: DroppedTasks,
+  ) {
     if (!Number.isInteger(perGeneration) || perGeneration < 1) throw new RangeError('RetainedTaskStore: perGeneration must be a positive integer');
   }
 
@@ -27,9 +35,14 @@ export class RetainedTaskStore implements TaskStore {
     const owner = this.of(context);
     if (!owner.saved.has(task.id) && owner.saved.size >= this.perGeneration) {
       // Synchronous, so no save of another request lands in a generation being dropped.
+      const dropped = owner.previousSaved;
       owner.previous = owner.current;
+      owner.previousSaved = owner.saved;
       owner.current = new InMemoryTaskStore();
-      owner.saved.clear();
+      owner.saved = new Set();
+      // A task saved again since lives on in the newer generation.
+      const gone = [...dropped].filter((id) => !owner.previousSaved.has(id));
+      if (gone.length > 0) this.onDrop?.(gone, context);
     }
     owner.saved.add(task.id);
     await owner.current.save(task, context);
@@ -53,7 +66,7 @@ export class RetainedTaskStore implements TaskStore {
     const key = `${context.tenant ?? ''}\u0000${context.user?.userName ?? ''}`;
     let owner = this.owners.get(key);
     if (!owner) {
-      owner = { current: new InMemoryTaskStore(), previous: undefined, saved: new Set() };
+      owner = { current: new InMemoryTaskStore(), previous: undefined, saved: new Set(), previousSaved: new Set() };
       this.owners.set(key, owner);
     }
     return owner;

@@ -6,7 +6,7 @@ import type { InboundPort, InboundReply } from '../../rpc/inbound-port.js';
 import type { Principal } from '../roles.js';
 import { messageRequestBody } from './session-envelope.js';
 import type { SessionRecord } from './session-record.js';
-import type { SessionFileStore } from './session-store.js';
+import type { JsonFileStore } from '../json-file-store.js';
 import { PromptDesk } from './prompt-desk.js';
 import type { SessionFlow } from '../../remote-nodes/session-flow.js';
 import { replyText } from './reply-text.js';
@@ -19,7 +19,7 @@ export interface SessionAgent {
 }
 
 export interface SessionManagerOptions {
-  readonly store: SessionFileStore;
+  readonly store: JsonFileStore<SessionRecord>;
   readonly logger: Logger;
   /** Sessions kept per user; the oldest finished ones go first. Default 100. */
   readonly maxPerUser?: number;
