@@ -84,7 +84,7 @@ export async function startDaemon(dirs: string | readonly string[], transports: 
     const capabilities = config.capabilities.value.capabilities;
     const a2aSettings = config.agent.value.a2a;
     // Kept in the data directory, so a client can read its tasks across a restart.
-    const taskStore = await TaskFileStore.open(join(dataDirOf(config), 'a2a-tasks'), a2aSettings?.tasksPerUser ?? DEFAULT_A2A_TASKS_PER_USER, logger.child({ component: 'a2a', agentId: built.node.id }));
+    const taskStore = await TaskFileStore.open(join(dataDirOf(config), 'a2a-tasks', built.node.id), a2aSettings?.tasksPerUser ?? DEFAULT_A2A_TASKS_PER_USER, logger.child({ component: 'a2a', agentId: built.node.id }));
     a2a.attach({ id: built.node.id, port: built.node.inbound, capabilities: new Set(capabilities.map((c) => c.name)), capabilityConfigs: capabilities, ...defaultCapabilityOf(config), ...a2aSettings, taskStore });
     agents.push(built);
   }
