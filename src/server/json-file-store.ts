@@ -3,6 +3,7 @@ import { join } from 'node:path';
 
 /** A record's file name without `.json`; temporary files (`.json.tmp`) never match. */
 const FILE_RE = /^([A-Za-z0-9_-]{1,128})\.json$/;
+const PARALLEL_READS = 16;
 
 /**
  * Records on disk, one JSON file per record in one directory (sessions under
@@ -27,15 +28,18 @@ export class JsonFileStore<T> {
   /** Every stored record; files that cannot be read are reported, not fatal. */
   async loadAll(onBadFile: (file: string, error: unknown) => void): Promise<T[]> {
     const records: T[] = [];
-    for (const name of await readdir(this.dir)) {
-      if (!FILE_RE.test(name)) continue;
-      const file = join(this.dir, name);
-      try {
-        records.push(JSON.parse(await readFile(file, 'utf8')) as T);
-      } catch (error) {
-        onBadFile(file, error);
+    const files = (await readdir(this.dir)).filter((name) => FILE_RE.test(name)).map((name) => join(this.dir, name));
+    // A few reads at a time: thousands of small files open in a fraction of the time one by one takes.
+    const readNext = async (): Promise<void> => {
+      for (let file = files.pop(); file !== undefined; file = files.pop()) {
+        try {
+          records.push(JSON.parse(await readFile(file, 'utf8')) as T);
+        } catch (error) {
+          onBadFile(file, error);
+        }
       }
-    }
+    };
+    await Promise.all(Array.from({ length: PARALLEL_READS }, readNext));
     return records;
   }
 

@@ -39,6 +39,8 @@ class NatsTransport extends TransportBase {
   private readonly deliveryTag = randomBytes(6).toString('hex');
   /** Dial attempts since the connection was lost: the reconnect backoff's attempt number. */
   private reconnectAttempts = 0;
+  /** Disconnects and reconnects so far, so a late round trip does not report a state already superseded. */
+  private connectionChanges = 0;
   private readonly stateListeners: Array<(state: ConnectionState) => void> = [];
 
   constructor(private readonly input: NatsTransportOptions) {
@@ -96,15 +98,32 @@ class NatsTransport extends TransportBase {
   private async watchStatus(nc: NatsConnection): Promise<void> {
     for await (const status of nc.status()) {
       if (status.type === 'reconnecting') this.reconnectAttempts++;
-      if (status.type === 'reconnect') {
-        this.reconnectAttempts = 0;
-        this.options.metrics.transportReconnected?.('nats');
-      }
+      if (status.type === 'disconnect' || status.type === 'reconnect') this.connectionChanges++;
       // `disconnect`: the client lost the server and starts reconnecting; `reconnect`: it is back.
       if (status.type === 'disconnect') this.reportState('lost');
-      if (status.type === 'reconnect') this.reportState('connected');
+      if (status.type === 'reconnect') {
+        this.reconnectAttempts = 0;
+        void this.backWhenSubscribed(nc, this.connectionChanges);
+      }
       if (this.logger.isLevelEnabled('info')) this.logger.info({ transport: 'nats', status: status.type, data: String(status.data) }, 'nats connection status');
     }
+  }
+
+  /**
+   * nats.js reports a reconnect once it has written its subscriptions again, before the
+   * server has them: a reply published to this instance in between finds no subscriber and
+   * is lost (core NATS). The connection counts as back after a round trip (`flush`), which
+   * the server answers only once it has processed them — unless its state changed meanwhile.
+   */
+  private async backWhenSubscribed(nc: NatsConnection, change: number): Promise<void> {
+    try {
+      await nc.flush();
+    } catch {
+      return; // Lost again: the next `reconnect` reports it back.
+    }
+    if (change !== this.connectionChanges) return;
+    this.options.metrics.transportReconnected?.('nats');
+    this.reportState('connected');
   }
 
   onConnectionState(listener: (state: ConnectionState) => void): void {
