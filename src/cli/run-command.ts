@@ -15,7 +15,8 @@ import type { WorkflowEvent } from '../workflow/run-workflow.js';
 import { PARAM_NAME_RE } from '../workflow/substitute.js';
 import { parseCommandArgs } from './args.js';
 import { configDir } from './cli-node.js';
-import { EXIT, UsageError, type CliCommand } from './command.js';
+import { EXIT, UsageError, type CliCommand, type CommandIo } from './command.js';
+import { RunApprover, type RunApprovalMode } from './run-approvals.js';
 import { RunProgress } from './run-progress.js';
 
 /** Who the run's request comes from: the operator at this command, not a peer. */
@@ -26,22 +27,35 @@ const RUN_DEADLINE_MS = 604_800_000;
 export const runCommand: CliCommand = {
   path: ['run'],
   summary: 'run a workflow file as an agent and show its progress',
-  usage: `agent-rpc run <workflow.yaml> [--config <dir>] [--param NAME=VALUE]... [--json]
+  usage: `agent-rpc run <workflow.yaml> [--config <dir>] [--param NAME=VALUE]... [--json] [--approve | --deny]
 
   Starts the agent of --config (default $AGENT_RPC_CONFIG or .) in this process — its
   transports, peers, models and remote nodes — serves the workflow as a capability of it
   and calls it, so the run goes through the agent's inbox like any request. Prints a line
   per step as it starts and ends (status, duration, tokens, cost) and a progress bar,
   then where the run record was written (<dataDir>/runs/<workflow>/<runId>.json).
-  Exit 0 when every step succeeded, 1 when a step failed or the run was interrupted.
+  Exit 0 when every step succeeded, 1 when a step failed, the run was interrupted or a
+  question was declined because nobody could answer it.
 
-  --param  a param for the run, overriding the file's; repeatable. A name the file does
-           not declare is allowed when a step refers to it.
-  --json   print only the run record, as JSON, with its path as "recordPath".`,
+  Questions the run asks (a model step's command that needs approval, a peer's question
+  relayed up the call) are asked on the terminal, with the command and the rule that
+  matched, when stdin and stderr are one; otherwise --approve or --deny answers them, and
+  without either each is declined at once with a line on stderr.
+
+  --param    a param for the run, overriding the file's; repeatable. A name the file does
+             not declare is allowed when a step refers to it.
+  --json     print only the run record, as JSON, with its path as "recordPath".
+  --approve  approve every question of the run, without asking (a line on stderr each).
+  --deny     decline every question of the run, without asking (a line on stderr each).`,
   async run(args, io) {
-    const { values, positionals } = parseCommandArgs(args, { config: { type: 'string' }, param: { type: 'string', multiple: true }, json: { type: 'boolean' } }, true);
+    const { values, positionals } = parseCommandArgs(
+      args,
+      { config: { type: 'string' }, param: { type: 'string', multiple: true }, json: { type: 'boolean' }, approve: { type: 'boolean' }, deny: { type: 'boolean' } },
+      true,
+    );
     const [file, ...extra] = positionals;
     if (file === undefined || extra.length > 0) throw new UsageError('expected: <workflow.yaml>');
+    if (values.approve && values.deny) throw new UsageError('--approve and --deny exclude each other');
     const params = parseParams(values.param ?? []);
     const dir = configDir(values.config, io);
     const config = await loadAgentConfig(dir, io.transports, io.env);
@@ -54,13 +68,14 @@ export const runCommand: CliCommand = {
     const remote = await remoteNodesOf(config, secrets);
     // stdout is the run's; the agent's warnings go to stderr.
     const logger = createPinoLogger({ level: 'warn', destination: process.stderr });
-    const built = await buildAgent(config, { logger, env: io.env, remoteNodes: remote.resolver, masker });
-    const capability = `workflow:${workflow.name}`;
-    let recordPath: string | undefined;
-    built.serveWorkflow(capability, loaded, (path) => (recordPath = path));
     const tty = !values.json && process.stdout.isTTY === true;
     const progress = new RunProgress({ line: io.out, ...(tty ? { raw: (text: string) => process.stdout.write(text) } : {}) }, workflow.steps.length);
     const messageId = newMessageId();
+    const approver = runApprover(messageId, values, io, progress);
+    const built = await buildAgent(config, { logger, env: io.env, remoteNodes: remote.resolver, masker, approvals: approver });
+    const capability = `workflow:${workflow.name}`;
+    let recordPath: string | undefined;
+    built.serveWorkflow(capability, loaded, (path) => (recordPath = path));
     const interrupt = (): void => void built.node.inbound.cancel(messageId, 'interrupted (SIGINT)');
     let final: ResponsePayload | undefined;
     try {
@@ -73,7 +88,8 @@ export const runCommand: CliCommand = {
         deliveryId: messageId,
         onReply: ({ payload }) => {
           if (payload?.ok && payload.progress) {
-            if (!values.json) progress.event(payload.data as WorkflowEvent);
+            // Questions are answered by the approver, in this process; a progress response is a step event.
+            if (!values.json && payload.approval === undefined) progress.event(payload.data as WorkflowEvent);
           } else {
             final = payload;
           }
@@ -81,6 +97,7 @@ export const runCommand: CliCommand = {
       });
     } finally {
       process.off('SIGINT', interrupt);
+      approver.close();
       await built.close();
     }
     const record = recordOf(final);
@@ -91,9 +108,22 @@ export const runCommand: CliCommand = {
     }
     if (values.json) io.out(JSON.stringify({ ...record, ...(recordPath === undefined ? {} : { recordPath }) }, null, 2));
     else progress.done(record, recordPath);
-    return record.status === 'succeeded' ? EXIT.ok : EXIT.problem;
+    return record.status === 'succeeded' && approver.unanswered === 0 ? EXIT.ok : EXIT.problem;
   },
 };
+
+/** Who answers the run's questions: the flags, else the operator on a terminal, else nobody. */
+function runApprover(requestId: string, flags: { approve?: boolean; deny?: boolean }, io: CommandIo, progress: RunProgress): RunApprover {
+  const line = io.err;
+  if (flags.approve) return new RunApprover(requestId, 'approve', { line });
+  if (flags.deny) return new RunApprover(requestId, 'deny', { line });
+  const terminal = process.stdin.isTTY === true && process.stderr.isTTY === true;
+  const mode: RunApprovalMode = terminal ? 'ask' : 'none';
+  return new RunApprover(requestId, mode, {
+    line,
+    ...(terminal ? { terminal: { input: process.stdin, write: (text: string) => process.stderr.write(text), beforeQuestion: () => progress.clearBar() } } : {}),
+  });
+}
 
 /** `--param NAME=VALUE`, each once. */
 function parseParams(entries: readonly string[]): Record<string, string> {

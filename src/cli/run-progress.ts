@@ -39,7 +39,7 @@ export class RunProgress {
 
   /** The run's last lines: how it ended, and where its record is. */
   done(record: WorkflowRunRecord, recordPath: string | undefined): void {
-    this.#clearBar();
+    this.clearBar();
     const succeeded = record.steps.filter((step) => step.status === 'succeeded').length;
     this.#out.line(`run ${record.status}: ${succeeded}/${record.steps.length} steps succeeded in ${seconds(record.durationMs)}, ${tokens(record.usage)}, ${cost(record.usage)}`);
     if (record.error) this.#out.line(`  ${record.error.message}`);
@@ -47,7 +47,7 @@ export class RunProgress {
   }
 
   #print(text: string): void {
-    this.#clearBar();
+    this.clearBar();
     this.#out.line(text);
     const bar = this.#bar();
     if (this.#out.raw) {
@@ -59,7 +59,8 @@ export class RunProgress {
     }
   }
 
-  #clearBar(): void {
+  /** Clears the bar on a terminal, so a line of another stream (a question) starts at its beginning; the next step event draws it again. */
+  clearBar(): void {
     if (!this.#barShown || !this.#out.raw) return;
     this.#out.raw('\r\u001b[2K');
     this.#barShown = false;
