@@ -221,6 +221,30 @@ describe('A2A server', () => {
     const unsupported = await json(rpc({ jsonrpc: '2.0', id: 3, method: 'SendMessage', params: { message } }, { 'A2A-Version': '9.9' }));
     expect(unsupported.error.code).toBe(-32009);
   });
+
+  it('a2a - a patch version in A2A-Version is not considered: 1.0.1 is served as 1.0, 0.3.0 as 0.3', async () => {
+    const message = { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'echo: patch' }] };
+    const sent = await json(rpc({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message } }, { 'A2A-Version': '1.0.1' }));
+    expect(sent.result?.task).toMatchObject({ status: { state: 'TASK_STATE_COMPLETED' } });
+    const legacy = { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'echo: patch 0.3' }] };
+    const old = await json(rpc({ jsonrpc: '2.0', id: 2, method: 'message/send', params: { message: legacy } }, { 'A2A-Version': '0.3.0' }));
+    expect(old.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
+    expect((await json(rpc({ jsonrpc: '2.0', id: 3, method: 'SendMessage', params: { message } }, { 'A2A-Version': '1.1.0' }))).error.code).toBe(-32009);
+  });
+
+  it('a2a - on 1.0 a request object that is not valid JSON-RPC is -32600 (invalid request), as on 0.3', async () => {
+    const message = { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'echo: x' }] };
+    for (const version of ['1.0', '0.3']) {
+      const headers = { 'A2A-Version': version };
+      expect(await json(rpc({ jsonrpc: '2.0', id: 1, params: { message } }, headers))).toMatchObject({ jsonrpc: '2.0', id: 1, error: { code: -32600 } });
+      expect(await json(rpc({ jsonrpc: '1.0', id: 2, method: 'SendMessage', params: { message } }, headers))).toMatchObject({ id: 2, error: { code: -32600 } });
+      for (const body of [[{ jsonrpc: '2.0', id: 3, method: 'SendMessage' }], 'SendMessage', 42, null]) {
+        expect(await json(rpc(body, headers))).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+      }
+    }
+    // Valid requests with bad params stay -32602.
+    expect((await json(rpc({ jsonrpc: '2.0', id: 4, method: 'SendMessage', params: [] }, { 'A2A-Version': '1.0' }))).error.code).toBe(-32602);
+  });
 });
 
 describe('A2A server - settings', () => {
