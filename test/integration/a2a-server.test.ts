@@ -8,6 +8,7 @@ import { ClientFactory, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk
 import { freePort } from '../../tools/brokers/free-port.js';
 import { DaemonProcess } from '../support/daemon-process.js';
 import { until } from '../support/fleet.js';
+import { metricValue, scrape } from '../support/prometheus-text.js';
 
 const TOKENS = { alice: 'alice-a2a-token', vic: 'vic-a2a-token' };
 const configDir = mkdtempSync(join(tmpdir(), 'a2a-node-'));
@@ -150,6 +151,23 @@ describe('A2A server', () => {
     const marker = join(markers, 'c1.aborted');
     await until(() => existsSync(marker), 10_000);
     expect(readFileSync(marker, 'utf8')).toBe('EAGENTRPC_ABANDONED');
+    expect((await client.getTask({ tenant: '', id: started.id })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+  });
+
+  it('a2a - a cancelled task is not run again: the handler rethrowing its abort reason is not redelivered', async () => {
+    const assist = { agent: 'helper-desk', capability: 'assist' };
+    const before = await scrape(base);
+    const started = await client.sendMessage(request(userMessage([text('slow: r1')]), true));
+    if (!('status' in started)) throw new Error('expected a task');
+    const runs = join(markers, 'r1.runs');
+    await until(() => existsSync(runs), 10_000);
+    await client.cancelTask({ tenant: '', id: started.id, metadata: undefined });
+    // The handler has ended (rethrowing EAGENTRPC_ABANDONED, retriable) and its request is settled.
+    const failedBefore = metricValue(before, 'agent_rpc_handler_duration_seconds_count', { ...assist, result: 'error' });
+    await expect.poll(async () => metricValue(await scrape(base), 'agent_rpc_handler_duration_seconds_count', { ...assist, result: 'error' }), { timeout: 10_000 }).toBeGreaterThan(failedBefore);
+    const after = await scrape(base);
+    expect(metricValue(after, 'agent_rpc_redeliveries_total', assist)).toBe(metricValue(before, 'agent_rpc_redeliveries_total', assist));
+    expect(readFileSync(runs, 'utf8')).toBe('1\n');
     expect((await client.getTask({ tenant: '', id: started.id })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
   });
 
