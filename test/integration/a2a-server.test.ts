@@ -1,7 +1,10 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Role, TaskState, type Message, type Part, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { ClientFactory, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
@@ -11,6 +14,7 @@ import { until } from '../support/fleet.js';
 import { metricValue, scrape } from '../support/prometheus-text.js';
 
 const TOKENS = { alice: 'alice-a2a-token', vic: 'vic-a2a-token' };
+const FOREIGN_CLIENT = fileURLToPath(new URL('../fixtures/processes/foreign-a2a-client.py', import.meta.url));
 const configDir = mkdtempSync(join(tmpdir(), 'a2a-node-'));
 const markers = join(configDir, 'markers');
 let daemon: DaemonProcess;
@@ -248,6 +252,20 @@ describe('A2A server', () => {
     const old = await json(rpc({ jsonrpc: '2.0', id: 2, method: 'message/send', params: { message: legacy } }, { 'A2A-Version': '0.3.0' }));
     expect(old.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
     expect((await json(rpc({ jsonrpc: '2.0', id: 3, method: 'SendMessage', params: { message } }, { 'A2A-Version': '1.1.0' }))).error.code).toBe(-32009);
+  });
+
+  it('a2a - a Python client written from docs/a2a.md: A2A-Version 1.0.1 is served as 1.0; invalid request objects are -32600, bad params -32602', async () => {
+    const run = await promisify(execFile)('/usr/bin/python3', [FOREIGN_CLIENT, base, 'helper-desk', TOKENS.alice], { timeout: 40_000 });
+    const answers = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(answers).toEqual([
+      { case: 'patch-version', id: 1, state: 'TASK_STATE_COMPLETED' },
+      { case: 'no-method', id: 2, code: -32600 },
+      { case: 'jsonrpc-1.0', id: 3, code: -32600 },
+      { case: 'array', id: null, code: -32600 },
+      { case: 'string', id: null, code: -32600 },
+      { case: 'not-json', id: null, code: -32700 },
+      { case: 'bad-params', id: 5, code: -32602 },
+    ]);
   });
 
   it('a2a - on 1.0 a request object that is not valid JSON-RPC is -32600 (invalid request), as on 0.3', async () => {
