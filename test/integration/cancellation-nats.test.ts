@@ -22,12 +22,18 @@ function counting(): RpcMetrics & { completed: number; redeliveries: number } {
 }
 
 describe('cancellation over NATS - a cancelled request is never delivered again', () => {
-  for (const durable of [false, true]) {
-    it(`cancellation - the caller's $cancel over NATS ends the handler, and its rethrown EAGENTRPC_ABANDONED is not redelivered (${durable ? 'JetStream' : 'core'})`, async () => {
+  const cases = [
+    { name: 'core', durable: false, maxDeliveryAttempts: 3 },
+    { name: 'JetStream', durable: true, maxDeliveryAttempts: 3 },
+    // Its last attempt: a retriable error would be dead-lettered as handler-failed.
+    { name: 'core, last attempt', durable: false, maxDeliveryAttempts: 1 },
+  ];
+  for (const { name, durable, maxDeliveryAttempts } of cases) {
+    it(`cancellation - the caller's $cancel over NATS ends the handler, and its rethrown EAGENTRPC_ABANDONED is neither redelivered nor dead-lettered (${name})`, async () => {
       const workerId = `worker-${randomUUID().slice(0, 8)}`;
       const options = { ...nats.options, ...(durable ? { durable: { ackWaitMs: 5_000 } } : {}) };
       const metrics = counting();
-      const worker = new AgentNode({ id: workerId, transports: [natsTransport(options)], metrics, limits: { retryDelayMs: 10 } });
+      const worker = new AgentNode({ id: workerId, transports: [natsTransport(options)], metrics, limits: { retryDelayMs: 10, maxDeliveryAttempts } });
       const caller = new AgentNode({ id: `caller-${randomUUID().slice(0, 8)}`, transports: [natsTransport(options)], peers: [{ id: workerId, routes: [{ kind: 'nats' }] }] });
       nodes.push(caller, worker);
       const attempts: number[] = [];
@@ -52,6 +58,7 @@ describe('cancellation over NATS - a cancelled request is never delivered again'
       await expect.poll(() => metrics.completed, { timeout: 10_000 }).toBe(1);
       expect(metrics.redeliveries).toBe(0);
       expect(attempts).toEqual([1]);
+      expect(await worker.dlq.list()).toEqual([]);
     });
   }
 });
