@@ -8,6 +8,8 @@ interface Running {
   readonly controller: AbortController;
   readonly caller: string;
   readonly timer: NodeJS.Timeout | undefined;
+  /** Aborted by `cancel` (not by the deadline). */
+  cancelled: boolean;
 }
 
 /**
@@ -29,7 +31,7 @@ export class Cancellations {
       timer = setTimeout(() => controller.abort(reason), Math.max(0, request.deadline - now));
       timer.unref();
     }
-    this.running.set(request.messageId, { controller, caller: request.from, timer });
+    this.running.set(request.messageId, { controller, caller: request.from, timer, cancelled: false });
     return controller.signal;
   }
 
@@ -37,16 +39,18 @@ export class Cancellations {
   cancel(requestId: string, reason: string, from?: string): boolean {
     const running = this.running.get(requestId);
     if (!running || (from !== undefined && from !== running.caller)) return false;
+    running.cancelled = true;
     running.controller.abort(new RpcError('EAGENTRPC_ABANDONED', `cancelled: ${reason}`, { details: { requestId, cancelled: true } }));
     return true;
   }
 
-  /** The request's handler has ended. */
-  release(requestId: string): void {
+  /** The request's handler has ended. True when the request had been cancelled (its caller, session or task gave it up). */
+  release(requestId: string): boolean {
     const running = this.running.get(requestId);
-    if (!running) return;
+    if (!running) return false;
     clearTimeout(running.timer);
     this.running.delete(requestId);
+    return running.cancelled;
   }
 }
 

@@ -75,7 +75,7 @@ export async function dispatchRequest(core: InboxCore, envelope: AgentRpcEnvelop
   } catch (error) {
     thrown = toRpcError(error);
   }
-  core.cancellations.release(envelope.messageId);
+  const cancelled = core.cancellations.release(envelope.messageId);
   // A result that breaks the capability's published output schema is not sent as success.
   if (!thrown && !final) thrown = core.schemas.check(envelope.capability, 'output', value ?? null);
   if (core.metrics.handlerCompleted || core.flows.handlerEnded) {
@@ -87,12 +87,14 @@ export async function dispatchRequest(core: InboxCore, envelope: AgentRpcEnvelop
   core.tracing.endHandler(span, envelope, thrown);
   if (thrown) logHandlerError(core, envelope, thrown);
   if (thrown && !final) {
-    if (thrown.retriable && receipt.mayRetry) {
+    // A cancelled request is given up on purpose: whatever its handler throws then (its
+    // signal's retriable EAGENTRPC_ABANDONED, passed on) never brings it back, nor to the DLQ.
+    if (thrown.retriable && !cancelled && receipt.mayRetry) {
       await receipt.releaseClaim();
       core.metrics.redeliveryRequested?.(envelope.capability, receipt.delivery.attempt);
       return receipt.retryLater();
     }
-    if (thrown.retriable) {
+    if (thrown.retriable && !cancelled) {
       await receipt.deadLetter({ kind: 'handler-failed', reason: thrown.code, detail: thrown.message, error: thrown.toWire() });
     }
     final = sendFinal({ error: thrown.toWire(), ok: false });

@@ -1,9 +1,17 @@
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TaskState } from '@a2a-js/sdk';
 import { oauth2ClientAuth } from '../../src/auth/oauth2-client-provider.js';
 import { AgentNode, type AgentNodeOptions } from '../../src/rpc/agent-node.js';
+import { silentLogger } from '../../src/observability/logger.js';
+import { startDaemon } from '../../src/runtime/daemon.js';
+import { SecretValue } from '../../src/secrets/secret-value.js';
+import { builtinTransports } from '../../transports/plugins.js';
+import { metricValue, scrape } from '../support/prometheus-text.js';
 import { startOidcIssuer } from '../support/oidc-issuer.js';
 import type { LocalBusEvents } from '../../src/rpc/local-bus.js';
 import { startScriptedModelServer, type ScriptedModelServer } from '../../src/testing/scripted-model-server.js';
@@ -123,6 +131,28 @@ describe('a2a peer - failures', () => {
     }
   });
 
+  it('a2a peer - a stream that ends before the task is followed by polling, without repeating a status already seen', async () => {
+    const peer = await agent(true);
+    const node = await caller(peer.baseUrl);
+    const progress: unknown[] = [];
+    const result = await node.requestAgent({ to: 'summarizer', capability: 'stepwise', payload: 'x', onProgress: (data) => progress.push(data) });
+    expect(result.response).toEqual({ steps: 4 });
+    const seen = progress.map((p) => `${(p as { state: string }).state} ${(p as { message?: string }).message ?? ''}`.trim());
+    expect(seen).toEqual(['submitted', 'working step 1', 'working step 2', 'working step 3', 'working step 4']);
+  });
+
+  for (const [mode, streaming, skill] of [['closed stream', true, 'ask'], ['open stream', true, 'ask-open'], ['polling', false, 'ask']] as const) {
+    it(`a2a peer - input-required cancels the task on the peer, so it does not wait for an answer for ever (${mode})`, async () => {
+      const peer = await agent(streaming);
+      const node = await caller(peer.baseUrl);
+      const result = await node.requestAgent({ to: 'summarizer', capability: skill, payload: 'x' });
+      expect(result.error?.code).toBe('EAGENTRPC_PEER_INPUT_REQUIRED');
+      const taskId = result.error?.details?.['taskId'] as string;
+      expect(taskId).toEqual(expect.any(String));
+      await expect.poll(() => peer.taskState(taskId), { timeout: 10_000 }).toBe(TaskState.TASK_STATE_CANCELED);
+    });
+  }
+
   it('a2a peer - input-required is EAGENTRPC_PEER_INPUT_REQUIRED carrying the question', async () => {
     const peer = await agent(true);
     const node = await caller(peer.baseUrl);
@@ -188,6 +218,38 @@ describe('a2a peer - cancel and deadline cancel the task on the peer', () => {
     const taskId = await slow;
     expect(await canceled).toBe(taskId);
     await expect.poll(() => peer.taskState(taskId)).toBe(TaskState.TASK_STATE_CANCELED);
+  });
+});
+
+describe('a2a peer - the configured agent, and no other', () => {
+  it('a2a peer - a url with a path reaches the agent under it (our per-agent cards), never the card at the origin root', async () => {
+    // One process serving two agents: helper-desk (first, so also the card at the root) and second-desk.
+    const dirs = ['helper-desk', 'second-desk'].map((id) => {
+      const dir = mkdtempSync(join(tmpdir(), `a2a-path-${id}-`));
+      cpSync(new URL('../fixtures/config/a2a-node', import.meta.url).pathname, dir, { recursive: true });
+      const agentYaml = join(dir, 'agent.yaml');
+      writeFileSync(agentYaml, readFileSync(agentYaml, 'utf8').replace('id: helper-desk', `id: ${id}`).replace('${env:AGENT_DATA_DIR}', join(dir, 'data')));
+      return dir;
+    });
+    const token = 'alice-path-token';
+    const daemon = await startDaemon(dirs, builtinTransports, { env: { ALICE_TOKEN: token, VIC_TOKEN: 'vic-path-token', AGENT_HTTP_PORT: '0', A2A_MARKER_DIR: dirs[0]! }, logger: silentLogger });
+    closers.push(() => daemon.stop());
+    const base = `http://127.0.0.1:${daemon.http.port}`;
+    const handled = async (agent: string) => metricValue(await scrape(base), 'agent_rpc_handler_duration_seconds_count', { agent, capability: 'assist', result: 'ok' });
+    for (const url of [`${base}/a2a/second-desk`, `${base}/a2a/second-desk/`, `${base}/a2a/second-desk/.well-known/agent-card.json`]) {
+      const node = await caller(url, { transports: [a2aTransport({ routes: [{ url, tokenRef: 'alice' }], resolveSecret: async () => new SecretValue(token) })] });
+      const before = await handled('second-desk');
+      const result = await node.requestAgent({ to: 'summarizer', capability: 'assist', payload: 'echo: which desk?' });
+      expect(result).toMatchObject({ status: 'ok', response: 'which desk?' });
+      expect(await handled('second-desk')).toBe(before + 1);
+      expect(await handled('helper-desk')).toBe(0);
+    }
+    // A path no agent serves is a card that cannot be read: the call goes nowhere else (not to the root's agent).
+    for (const url of [`${base}/poll`, `${base}/a2a/nobody`]) {
+      const node = await caller(url, { transports: [a2aTransport({ routes: [{ url, tokenRef: 'alice' }], resolveSecret: async () => new SecretValue(token) })] });
+      expect((await node.requestAgent({ to: 'summarizer', capability: 'assist', payload: 'echo: anyone?' })).error?.code).toBe('EAGENTRPC_PEER_CARD_INVALID');
+      expect(await handled('helper-desk')).toBe(0);
+    }
   });
 });
 

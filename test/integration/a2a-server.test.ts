@@ -1,15 +1,20 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Role, TaskState, type Message, type Part, type StreamResponse, type Task } from '@a2a-js/sdk';
 import { ClientFactory, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { freePort } from '../../tools/brokers/free-port.js';
 import { DaemonProcess } from '../support/daemon-process.js';
 import { until } from '../support/fleet.js';
+import { metricValue, scrape } from '../support/prometheus-text.js';
 
 const TOKENS = { alice: 'alice-a2a-token', vic: 'vic-a2a-token' };
+const FOREIGN_CLIENT = fileURLToPath(new URL('../fixtures/processes/foreign-a2a-client.py', import.meta.url));
 const configDir = mkdtempSync(join(tmpdir(), 'a2a-node-'));
 const markers = join(configDir, 'markers');
 let daemon: DaemonProcess;
@@ -153,6 +158,23 @@ describe('A2A server', () => {
     expect((await client.getTask({ tenant: '', id: started.id })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
   });
 
+  it('a2a - a cancelled task is not run again: the handler rethrowing its abort reason is not redelivered', async () => {
+    const assist = { agent: 'helper-desk', capability: 'assist' };
+    const before = await scrape(base);
+    const started = await client.sendMessage(request(userMessage([text('slow: r1')]), true));
+    if (!('status' in started)) throw new Error('expected a task');
+    const runs = join(markers, 'r1.runs');
+    await until(() => existsSync(runs), 10_000);
+    await client.cancelTask({ tenant: '', id: started.id, metadata: undefined });
+    // The handler has ended (rethrowing EAGENTRPC_ABANDONED, retriable) and its request is settled.
+    const failedBefore = metricValue(before, 'agent_rpc_handler_duration_seconds_count', { ...assist, result: 'error' });
+    await expect.poll(async () => metricValue(await scrape(base), 'agent_rpc_handler_duration_seconds_count', { ...assist, result: 'error' }), { timeout: 10_000 }).toBeGreaterThan(failedBefore);
+    const after = await scrape(base);
+    expect(metricValue(after, 'agent_rpc_redeliveries_total', assist)).toBe(metricValue(before, 'agent_rpc_redeliveries_total', assist));
+    expect(readFileSync(runs, 'utf8')).toBe('1\n');
+    expect((await client.getTask({ tenant: '', id: started.id })).status?.state).toBe(TaskState.TASK_STATE_CANCELED);
+  });
+
   it('a2a - a task waiting for input can be cancelled; a message to it is then refused', async () => {
     const asked = await send([text('approve: command: rotate the keys?')]);
     expect(asked.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
@@ -220,6 +242,44 @@ describe('A2A server', () => {
     expect(legacyName.error.code).toBe(-32601);
     const unsupported = await json(rpc({ jsonrpc: '2.0', id: 3, method: 'SendMessage', params: { message } }, { 'A2A-Version': '9.9' }));
     expect(unsupported.error.code).toBe(-32009);
+  });
+
+  it('a2a - a patch version in A2A-Version is not considered: 1.0.1 is served as 1.0, 0.3.0 as 0.3', async () => {
+    const message = { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'echo: patch' }] };
+    const sent = await json(rpc({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message } }, { 'A2A-Version': '1.0.1' }));
+    expect(sent.result?.task).toMatchObject({ status: { state: 'TASK_STATE_COMPLETED' } });
+    const legacy = { kind: 'message', messageId: randomUUID(), role: 'user', parts: [{ kind: 'text', text: 'echo: patch 0.3' }] };
+    const old = await json(rpc({ jsonrpc: '2.0', id: 2, method: 'message/send', params: { message: legacy } }, { 'A2A-Version': '0.3.0' }));
+    expect(old.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
+    expect((await json(rpc({ jsonrpc: '2.0', id: 3, method: 'SendMessage', params: { message } }, { 'A2A-Version': '1.1.0' }))).error.code).toBe(-32009);
+  });
+
+  it('a2a - a Python client written from docs/a2a.md: A2A-Version 1.0.1 is served as 1.0; invalid request objects are -32600, bad params -32602', async () => {
+    const run = await promisify(execFile)('/usr/bin/python3', [FOREIGN_CLIENT, base, 'helper-desk', TOKENS.alice], { timeout: 40_000 });
+    const answers = run.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(answers).toEqual([
+      { case: 'patch-version', id: 1, state: 'TASK_STATE_COMPLETED' },
+      { case: 'no-method', id: 2, code: -32600 },
+      { case: 'jsonrpc-1.0', id: 3, code: -32600 },
+      { case: 'array', id: null, code: -32600 },
+      { case: 'string', id: null, code: -32600 },
+      { case: 'not-json', id: null, code: -32700 },
+      { case: 'bad-params', id: 5, code: -32602 },
+    ]);
+  });
+
+  it('a2a - on 1.0 a request object that is not valid JSON-RPC is -32600 (invalid request), as on 0.3', async () => {
+    const message = { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'echo: x' }] };
+    for (const version of ['1.0', '0.3']) {
+      const headers = { 'A2A-Version': version };
+      expect(await json(rpc({ jsonrpc: '2.0', id: 1, params: { message } }, headers))).toMatchObject({ jsonrpc: '2.0', id: 1, error: { code: -32600 } });
+      expect(await json(rpc({ jsonrpc: '1.0', id: 2, method: 'SendMessage', params: { message } }, headers))).toMatchObject({ id: 2, error: { code: -32600 } });
+      for (const body of [[{ jsonrpc: '2.0', id: 3, method: 'SendMessage' }], 'SendMessage', 42, null]) {
+        expect(await json(rpc(body, headers))).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+      }
+    }
+    // Valid requests with bad params stay -32602.
+    expect((await json(rpc({ jsonrpc: '2.0', id: 4, method: 'SendMessage', params: [] }, { 'A2A-Version': '1.0' }))).error.code).toBe(-32602);
   });
 });
 

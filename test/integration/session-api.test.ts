@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/observability/logger.js';
 import { startDaemon, type RunningDaemon } from '../../src/runtime/daemon.js';
 import { SessionApiClient } from '../support/session-api-client.js';
+import { metricValue, scrape } from '../support/prometheus-text.js';
 import { builtinTransports } from '../../transports/plugins.js';
 
 const TOKENS = { alice: 'alice-token-1', bob: 'bob-token-1', carol: 'carol-token-1', vic: 'vic-token-1' };
@@ -106,6 +107,21 @@ describe('session API', () => {
     const failed = await api.waitFor(TOKENS.alice, failing.body.sessionId);
     expect(failed.sessionState.status).toBe('failed');
     expect(failed.error).toEqual({ code: 'SCRIPTED_FAILURE', message: 'the scripted failure' });
+  });
+
+  it('sessions - a cancelled session is not run again: the handler rethrowing its abort reason is not redelivered', async () => {
+    const base = `http://127.0.0.1:${daemon.http.port}`;
+    const assist = { agent: 'assistant', capability: 'assist' };
+    const before = await scrape(base);
+    const { body } = await api.create(TOKENS.carol, { message: 'slow' });
+    const progress = async () => ((await api.get(TOKENS.carol, body.sessionId)).body.messages as Array<{ content: string }>).map((m) => m.content).filter((c) => c.startsWith('progress'));
+    await expect.poll(progress, { timeout: 10_000 }).toEqual(['progress: started 1']);
+    await api.call('POST', `/api/v1/agent/sessions/${body.sessionId}/cancel`, TOKENS.carol);
+    const failedBefore = metricValue(before, 'agent_rpc_handler_duration_seconds_count', { ...assist, result: 'error' });
+    await expect.poll(async () => metricValue(await scrape(base), 'agent_rpc_handler_duration_seconds_count', { ...assist, result: 'error' }), { timeout: 10_000 }).toBeGreaterThan(failedBefore);
+    const after = await scrape(base);
+    expect(metricValue(after, 'agent_rpc_redeliveries_total', assist)).toBe(metricValue(before, 'agent_rpc_redeliveries_total', assist));
+    expect(await progress()).toEqual(['progress: started 1']);
   });
 
   it('sessions - retention keeps the newest max_per_user sessions of a user', async () => {

@@ -37,10 +37,14 @@ function agentMessage(taskId: string, contextId: string, value: string): Message
 }
 
 /**
- * A test A2A agent built with the SDK's server (express on loopback), three skills:
- * `summarize` reports two status updates, then an artifact (the word count of its input,
+ * A test A2A agent built with the SDK's server (express on loopback), three skills on its
+ * card: `summarize` reports two status updates, then an artifact (the word count of its input,
  * as data) and completes; `explode` fails with a status message; `slow` works until it
- * is canceled. `streaming` sets the card's `capabilities.streaming`; with `token`, every
+ * is canceled. Unlisted: `ask` stops in input-required (its execution ends), `ask-open`
+ * stops in input-required and stays on the task until it is canceled; `stepwise` streams
+ * `step 1`, `step 2`, ends the stream with the task still working, and then goes on in its
+ * task store, one step each time a `GetTask` for it has been answered: `step 3`, `step 4`,
+ * then completed with the artifact `{steps: 4}`. `streaming` sets the card's `capabilities.streaming`; with `token`, every
  * request (the card included) must carry it as a bearer token, else it is answered 401;
  * the first `cardFailures` requests for the card are answered 503.
  */
@@ -49,11 +53,13 @@ export async function startA2aTestAgent(options: { streaming: boolean; name?: st
   const waiters = { cancel: [] as Array<(id: string) => void>, slow: [] as Array<(id: string) => void> };
   const stopped = new Map<string, () => void>();
   const contexts = new Map<string, RequestContext['context']>();
+  const contextIds = new Map<string, string>();
 
   const executor: AgentExecutor = {
     async execute(context: RequestContext, bus: ExecutionEventBus) {
       const { taskId, contextId } = context;
       contexts.set(taskId, context.context);
+      contextIds.set(taskId, contextId);
       const message = context.userMessage;
       record.messages.push(message);
       const skill = String(message.metadata?.['skillId'] ?? 'summarize');
@@ -71,6 +77,17 @@ export async function startA2aTestAgent(options: { streaming: boolean; name?: st
         status(TaskState.TASK_STATE_CANCELED, 'canceled by the client');
       } else if (skill === 'ask') {
         status(TaskState.TASK_STATE_INPUT_REQUIRED, 'which language?');
+      } else if (skill === 'ask-open') {
+        status(TaskState.TASK_STATE_INPUT_REQUIRED, 'which language?');
+        await new Promise<void>((resolve) => stopped.set(taskId, resolve));
+        status(TaskState.TASK_STATE_CANCELED, 'canceled by the client');
+      } else if (skill === 'stepwise') {
+        status(TaskState.TASK_STATE_WORKING, 'step 1');
+        status(TaskState.TASK_STATE_WORKING, 'step 2');
+        const read = nextPoll(taskId);
+        bus.finished();
+        void goOnInStore(taskId, read);
+        return;
       } else {
         const input = message.parts.map((p) => (p.content?.$case === 'text' ? p.content.value : JSON.stringify(p.content?.value))).join(' ');
         status(TaskState.TASK_STATE_WORKING, 'reading');
@@ -89,10 +106,15 @@ export async function startA2aTestAgent(options: { streaming: boolean; name?: st
       }
       bus.finished();
     },
-    async cancelTask(taskId: string) {
+    async cancelTask(taskId: string, bus: ExecutionEventBus) {
       record.canceled.push(taskId);
       waiters.cancel.splice(0).forEach((w) => w(taskId));
-      stopped.get(taskId)?.();
+      const stop = stopped.get(taskId);
+      if (stop) return stop();
+      // A task no execution runs any more (one that stopped in input-required): canceled here.
+      const contextId = contextIds.get(taskId) ?? '';
+      bus.publish(AgentEvent.statusUpdate({ taskId, contextId, status: { state: TaskState.TASK_STATE_CANCELED, message: agentMessage(taskId, contextId, 'canceled by the client'), timestamp: new Date().toISOString() }, metadata: undefined }));
+      bus.finished();
     },
   };
 
@@ -124,12 +146,41 @@ export async function startA2aTestAgent(options: { streaming: boolean; name?: st
     signatures: [],
   };
   const store = new InMemoryTaskStore();
+  const polled = new Map<string, Array<() => void>>();
+  /** Resolves once the next `GetTask` for the task has been answered. */
+  const nextPoll = (taskId: string): Promise<void> => new Promise((resolve) => polled.set(taskId, [...(polled.get(taskId) ?? []), resolve]));
+  /** `stepwise` after its stream: each read of the task (a poll) moves it one step on. */
+  const goOnInStore = async (taskId: string, firstRead: Promise<void>): Promise<void> => {
+    const context = contexts.get(taskId)!;
+    let read = firstRead;
+    for (const step of ['step 3', 'step 4', undefined]) {
+      await read;
+      const task = (await store.load(taskId, context))!;
+      read = nextPoll(taskId);
+      const state = step === undefined ? TaskState.TASK_STATE_COMPLETED : TaskState.TASK_STATE_WORKING;
+      task.status = { state, message: step === undefined ? undefined : agentMessage(taskId, task.contextId, step), timestamp: new Date().toISOString() };
+      if (step === undefined) task.artifacts = [{ artifactId: 'steps', name: 'steps', description: '', parts: [{ content: { $case: 'data', value: { steps: 4 } }, metadata: undefined, filename: '', mediaType: 'application/json' }], metadata: undefined, extensions: [] }];
+      await store.save(task, context);
+    }
+  };
   const handler = new DefaultRequestHandler(card, store, executor);
   let cardFailures = options.cardFailures ?? 0;
   app.use('/.well-known/agent-card.json', (_req, res, next) => (cardFailures-- > 0 ? void res.status(503).end() : next()));
   app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: async () => card }));
   app.use('/a2a/jsonrpc', (req, _res, next) => {
     record.authorizations.push(req.headers.authorization ?? '');
+    next();
+  });
+  app.use('/a2a/jsonrpc', express.json(), (req, res, next) => {
+    const body = req.body as { method?: unknown; params?: { id?: unknown } } | undefined;
+    const taskId = body?.method === 'GetTask' && typeof body.params?.id === 'string' ? body.params.id : undefined;
+    if (taskId !== undefined) {
+      res.once('finish', () => {
+        const waiting = polled.get(taskId) ?? [];
+        polled.delete(taskId);
+        for (const resolve of waiting) resolve();
+      });
+    }
     next();
   });
   app.use('/a2a/jsonrpc', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));

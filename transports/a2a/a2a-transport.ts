@@ -120,7 +120,10 @@ class A2aTransport extends TransportBase {
         (error: unknown) => {
           if (run.stopped !== undefined) return;
           this.peers.forget(url);
-          this.respond(request, { ok: false, error: peerError(url, error).toWire() });
+          const failure = peerError(url, error);
+          this.respond(request, { ok: false, error: failure.toWire() });
+          // The peer waits for an answer in this task, which will never come from here: the caller calls again.
+          if (failure.code === 'EAGENTRPC_PEER_INPUT_REQUIRED') this.stop(run, 'input-required');
         },
       )
       .finally(() => {

@@ -7,6 +7,9 @@ import { isUnreachable, peerError } from './peer-error.js';
 
 type ClientModule = typeof import('@a2a-js/sdk/client');
 
+/** Where A2A puts an agent's card, under its base URL (A2A §8.2). */
+const AGENT_CARD_PATH = '/.well-known/agent-card.json';
+
 /** One A2A peer as its rpc-peers.yaml route names it. */
 export interface A2aPeerRoute {
   /** The agent's base URL (card at `/.well-known/agent-card.json` under it) or the card's own URL (ending in `.json`). */
@@ -68,7 +71,7 @@ export class PeerClients {
     const cardResolver = new sdk.DefaultAgentCardResolver({ fetchImpl });
     let card: AgentCard;
     try {
-      card = await cardResolver.resolve(url, new URL(url).pathname.endsWith('.json') ? '' : undefined);
+      card = await cardResolver.resolve(cardUrlOf(url), '');
     } catch (cause) {
       if (isUnreachable(cause)) throw peerError(url, cause);
       throw new RpcError('EAGENTRPC_PEER_CARD_INVALID', `could not read the agent card of ${url}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause, details: { url } });
@@ -86,6 +89,18 @@ export class PeerClients {
       throw new RpcError('EAGENTRPC_PEER_CARD_INVALID', `the agent card of ${url} offers no interface this node speaks (JSON-RPC, HTTP+JSON): ${cause instanceof Error ? cause.message : String(cause)}`, { cause, details: { url } });
     }
   }
+}
+
+/**
+ * Where a route's agent card is: the URL itself when it names a `.json` file, else
+ * `/.well-known/agent-card.json` under it, path kept (`http://h/a2a/x` → `http://h/a2a/x/.well-known/agent-card.json`).
+ * Never the origin's root for a URL with a path: that card may be another agent's.
+ */
+export function cardUrlOf(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.pathname.endsWith('.json')) return parsed.href;
+  parsed.pathname = `${parsed.pathname.replace(/\/+$/, '')}${AGENT_CARD_PATH}`;
+  return parsed.href;
 }
 
 function withBearer(init: RequestInit | undefined, token: string): RequestInit {

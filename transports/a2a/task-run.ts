@@ -40,8 +40,9 @@ export async function runTask(peer: PeerClient, message: Message, listener: Task
       if (done) return done.result;
     }
     task = follower.task;
-    // A stream that ended before the task did: poll the rest.
+    // A stream that ended before the task did: poll the rest, from the status it last reported.
     if (task === undefined) throw new RpcError('EAGENTRPC_PEER_FAILED', `${peer.url} ended its stream without a task or message`, { details: { url: peer.url } });
+    return pollTask(peer, task, listener, options, task.status === undefined ? undefined : progressKey(progressOf(task.status)));
   } else {
     const sent = await peer.client.sendMessage(request, requestOptions);
     if (!isTask(sent)) return resultOf(sent.parts);
@@ -51,18 +52,22 @@ export async function runTask(peer: PeerClient, message: Message, listener: Task
   return pollTask(peer, task, listener, options);
 }
 
-async function pollTask(peer: PeerClient, first: Task, listener: TaskListener, options: TaskRunOptions): Promise<unknown> {
+/** Polls the task until it ends; `reported` is the progress already reported (over a stream), not reported again. */
+async function pollTask(peer: PeerClient, first: Task, listener: TaskListener, options: TaskRunOptions, reported?: string): Promise<unknown> {
   let task = first;
-  let reported: string | undefined;
   for (;;) {
     if (isFinal(task.status)) return finish(peer.url, task);
     const progress = progressOf(task.status);
-    const key = JSON.stringify(progress);
+    const key = progressKey(progress);
     if (key !== reported) listener.progress(progress);
     reported = key;
     await pause(options.pollIntervalMs, options.signal);
     task = await peer.client.getTask({ tenant: '', id: task.id }, requestOptionsOf(options));
   }
+}
+
+function progressKey(progress: ReturnType<typeof progressOf>): string {
+  return JSON.stringify(progress);
 }
 
 function finish(url: string, task: Task): unknown {

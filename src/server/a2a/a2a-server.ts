@@ -96,7 +96,7 @@ export class A2aServer {
     if (body === ABORTED) return true;
     if (body === TOO_LARGE) return rpcRefusal(res, 413, 'payload too large');
     if (body === INVALID || body === undefined) return sendJson(res, 200, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body must be a JSON document' } });
-    const requested = header(req, A2A_VERSION_HEADER);
+    const requested = withoutPatch(header(req, A2A_VERSION_HEADER));
     // A request that names no version is a 0.3 client's (1.0 clients always send the header).
     const legacy = (requested ?? A2A_LEGACY_PROTOCOL_VERSION) === A2A_LEGACY_PROTOCOL_VERSION;
     const id = isRecord(body) && (typeof body['id'] === 'string' || typeof body['id'] === 'number') ? body['id'] : null;
@@ -109,6 +109,8 @@ export class A2aServer {
         ...(requested !== undefined ? { requestedVersion: requested } : {}),
       });
       validateVersion(context.requestedVersion, endpoint.card, 'JSONRPC');
+      // JSON-RPC 2.0 (and A2A 1.0 §9.5): a body that is no valid request object is -32600, not the SDK's -32602.
+      if (!isJsonRpcRequest(body)) return sendJson(res, 200, { jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid Request: the body must be a JSON-RPC 2.0 request object (jsonrpc "2.0", a method name)' } });
       const answer = await (legacy ? endpoint.legacyJsonRpc : endpoint.jsonRpc).handle(body as Record<string, unknown>, context);
       if (!isAsyncIterable(answer)) return sendJson(res, 200, answer);
       await streamSse(req, res, answer, (error) => ({ jsonrpc: '2.0', id, error: mapError(error) }));
@@ -174,6 +176,18 @@ function decoded(segment: string): string {
 function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name.toLowerCase()];
   return (Array.isArray(value) ? value[0] : value) || undefined;
+}
+
+/** `major.minor` of a version: patch versions are not considered in negotiation (A2A 1.0 §3.6). */
+function withoutPatch(version: string | undefined): string | undefined {
+  const match = version === undefined ? null : /^\s*(\d+\.\d+)\.\d+\s*$/.exec(version);
+  return match ? match[1] : version;
+}
+
+function isJsonRpcRequest(body: unknown): boolean {
+  if (!isRecord(body) || body['jsonrpc'] !== '2.0' || typeof body['method'] !== 'string' || body['method'] === '') return false;
+  const id = body['id'];
+  return !('id' in body) || id === null || typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id));
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
