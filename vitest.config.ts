@@ -22,6 +22,7 @@ const inProcess = [
   'test/integration/model-clients.test.ts',
   'test/integration/oidc-issuer.test.ts',
   'test/integration/remote-node-base-url.test.ts',
+  'test/integration/remote-execution-replies.test.ts',
   'test/integration/remote-node-store-unreadable.test.ts',
   'test/integration/remote-session-client-faults.test.ts',
   'test/integration/remote-session-client.test.ts',

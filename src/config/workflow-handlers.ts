@@ -13,7 +13,7 @@ export interface AgentWorkflowOptions {
 }
 
 /**
- * Reads a workflow file for an agent and checks it against that agent's config: its agent
+ * Reads a workflow file for an agent and checks it against that agent's config: its local agent
  * steps' models must be in `models:` and its `worker:` names in `remoteNodes`. Every
  * mistake is a ConfigError naming the workflow file, the line and the field.
  */
@@ -21,7 +21,8 @@ export async function loadAgentWorkflow(agent: LoadedYaml<AgentFile>, file: stri
   const workers = (agent.value.remoteNodes ?? []).map((node) => node.name);
   const loaded = await loadWorkflowFile(file, { workers, ...(options.env ? { env: options.env } : {}), ...(options.params ? { params: options.params } : {}) });
   for (const [index, step] of loaded.value.steps.entries()) {
-    if (step.type !== 'agent') continue;
+    // A worker step's agent block is not used here: the worker's agent has its own model.
+    if (step.type !== 'agent' || step.worker !== undefined) continue;
     const resolved = resolveModelId(step.agent.model, agent.value.models ?? []);
     if (resolved.ok) continue;
     const path = step.agent.model === undefined ? ['steps', index, 'agent'] : ['steps', index, 'agent', 'model'];

@@ -20,6 +20,8 @@ export interface RpcMetrics {
   dlqRecorded?(kind: DlqKind, reason: string): void;
   /** A redelivered or duplicated message was recognised and not dispatched again. */
   duplicateSkipped?(capability: string): void;
+  /** A handler ended after its request had been answered EAGENTRPC_TIMEOUT at the deadline (an HTTP front door's): its result was thrown away. */
+  lateResultDiscarded?(capability: string): void;
   /** A response arrived for no waiting call (late, duplicate or foreign). */
   unmatchedResponse?(capability: string): void;
   /** An incoming envelope's identity was verified; `reason` is set when rejected. */

@@ -24,6 +24,7 @@ export class PrometheusMetrics {
   private readonly redeliveries: Counter<'agent' | 'capability'>;
   private readonly duplicates: Counter<'agent' | 'capability'>;
   private readonly unmatched: Counter<'agent' | 'capability'>;
+  private readonly lateResults: Counter<'agent' | 'capability'>;
   private readonly agentCalls: Histogram<'agent'>;
   private readonly longestChain: Gauge<'agent'>;
   private readonly guardRejections: Counter<'agent' | 'rule'>;
@@ -62,6 +63,7 @@ export class PrometheusMetrics {
     this.modelCost = new Counter({ name: 'agent_rpc_model_cost_usd_total', help: "Model cost in USD from the model's pricing.", labelNames: ['agent', 'model'], registers });
     this.toolCalls = new Counter({ name: 'agent_rpc_tool_calls_total', help: 'Tool calls of model agents, by tool and outcome.', labelNames: ['agent', 'tool', 'outcome'], registers });
     this.policyDecisions = new Counter({ name: 'agent_rpc_bash_policy_decisions_total', help: 'Bash policy decisions on command lines, by action and deciding rule.', labelNames: ['agent', 'action', 'rule'], registers });
+    this.lateResults = new Counter({ name: 'agent_rpc_late_results_discarded_total', help: 'Handler results thrown away because the caller had been answered EAGENTRPC_TIMEOUT at the deadline.', labelNames: ['agent', 'capability'], registers });
     this.unmatched = new Counter({ name: 'agent_rpc_unmatched_responses_total', help: 'Responses for no waiting call.', labelNames: ['agent', 'capability'], registers });
   }
 
@@ -84,6 +86,7 @@ export class PrometheusMetrics {
       redeliveryRequested: (capability: string) => this.redeliveries.inc({ agent, capability }),
       duplicateSkipped: (capability: string) => this.duplicates.inc({ agent, capability }),
       unmatchedResponse: (capability: string) => this.unmatched.inc({ agent, capability }),
+      lateResultDiscarded: (capability: string) => this.lateResults.inc({ agent, capability }),
       agentCall: (depth: number) => {
         this.agentCalls.observe({ agent }, depth);
         if (depth > longest) {

@@ -66,18 +66,28 @@ export class HttpRemoteAgent {
       let answer: JsonAnswer;
       try {
         answer = await requestJson(this.node, 'GET', `/execute/status/${encodeURIComponent(handlerId)}`, undefined, signal);
-        failures = 0;
       } catch (error) {
         if (signal.aborted || !(error instanceof NetworkError) || ++failures > MAX_POLL_FAILURES) throw error;
         continue;
       }
-      const status = (answer.body as { status?: unknown } | undefined)?.status;
-      if (answer.status !== 200 || status !== 'running') return answer;
+      if (answer.status !== 200) return answer;
+      const problem = malformedStatus(answer.body);
+      // A status the protocol does not have is a failed poll, never the end of the step.
+      if (problem !== undefined) {
+        if (++failures > MAX_POLL_FAILURES) throw this.apiError(answer, `malformed status reply: ${problem}`, true);
+        continue;
+      }
+      failures = 0;
+      if ((answer.body as { status: string }).status !== 'running') return answer;
     }
   }
 
   /** A sync answer or a finished status: merge the delta, then the result or a typed error. */
   private settle(answer: JsonAnswer, context: ExecutionContext): unknown {
+    // A 200 is a success only when it is the protocol's reply: a proxy's page or a half-written
+    // worker's answer must not pass for a step that finished with nothing.
+    const problem = answer.status === 200 ? malformedStatus(answer.body, 'completed') : undefined;
+    if (problem !== undefined) throw this.apiError(answer, `malformed reply: ${problem}`, true);
     const body = (typeof answer.body === 'object' && answer.body !== null ? answer.body : {}) as { result?: unknown; updated_context?: unknown; error?: unknown; status?: unknown };
     if (body.updated_context !== undefined) {
       const delta = deltaSchema.safeParse(body.updated_context);
@@ -96,11 +106,32 @@ export class HttpRemoteAgent {
     return body.result;
   }
 
-  private apiError(answer: JsonAnswer, text = errorText(answer)): RpcError {
-    return new RpcError('EAGENTRPC_REMOTE_API', `remote API error (HTTP ${answer.status}): ${text}`, { details: { status: answer.status, node: this.node.name, agentId: this.agentId } });
+  private apiError(answer: JsonAnswer, text = errorText(answer), malformed = false): RpcError {
+    return new RpcError('EAGENTRPC_REMOTE_API', `remote API error (HTTP ${answer.status}): ${text}`, {
+      details: { status: answer.status, node: this.node.name, agentId: this.agentId, ...(malformed ? { malformed } : {}) },
+    });
   }
 
   private where(): string {
     return `remote node ${this.node.name} at ${redactUrl(this.node.apiBaseUrl)}`;
   }
+}
+
+/**
+ * What is wrong with a 200 answer of `/execute` or of a status poll, or undefined when it is
+ * one the protocol defines: `{status: "running"}`, a completed reply with `result` and an
+ * `updated_context` object, or a failed one with an `error` object. A final reply (`implied`:
+ * a sync `/execute` reply has no `status` and is read as completed) is never running.
+ */
+function malformedStatus(body: unknown, implied?: 'completed'): string | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return typeof body === 'string' || body === undefined ? 'the body is not JSON' : 'the body is not a JSON object';
+  const reply = body as { status?: unknown; result?: unknown; updated_context?: unknown; error?: unknown };
+  const status = reply.status ?? implied;
+  const isObject = (value: unknown): boolean => typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (status === 'running') return implied ? 'a running status as the final reply' : undefined;
+  if (status === 'failed') return isObject(reply.error) ? undefined : 'a failed status without an error object';
+  if (status !== 'completed') return `unknown status ${JSON.stringify(status)}`;
+  if (!('result' in reply)) return 'no result';
+  if (!isObject(reply.updated_context)) return 'no updated_context object';
+  return undefined;
 }

@@ -27,7 +27,7 @@ export class Cancellations {
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
     if (request.deadline !== undefined) {
-      const reason = new RpcError('EAGENTRPC_TIMEOUT', `the deadline of ${request.capability} passed while it ran`, { details: { deadline: request.deadline } });
+      const reason = new RpcError('EAGENTRPC_TIMEOUT', `the handler for ${request.capability} ran past its deadline`, { details: { deadline: request.deadline } });
       timer = setTimeout(() => controller.abort(reason), Math.max(0, request.deadline - now));
       timer.unref();
     }

@@ -10,9 +10,13 @@ import { reportGuardRejection } from './guard-report.js';
 import { toWireError, type Handler, type HandlerContext, type HandlerResult, type RespondOptions } from './handler.js';
 import type { InboxCore } from './node-core.js';
 import { isPromise } from '../maybe-promise.js';
+import { withinDeadline } from './handler-deadline.js';
 import type { Receipt } from './receipt.js';
 import type { ResponsePayload } from './response-payload.js';
 import { parseTraceparent, TRACEPARENT_HEADER } from './trace-context.js';
+
+/** A request with less time than this left is not handed back for redelivery. */
+const DEADLINE_SLACK_MS = 10;
 
 interface FinalReply {
   readonly reply: StoredReply | undefined;
@@ -71,7 +75,10 @@ export async function dispatchRequest(core: InboxCore, envelope: AgentRpcEnvelop
   try {
     const call = (): unknown => handler(envelope.payload, ctx);
     const run = span.isRecording() ? () => core.tracing.withSpan(span, call) : call;
-    value = await (core.implicitFlow ? runInDispatch({ agentUri: core.uri, request: envelope, askApproval: requestApproval }, run) : run());
+    const running = core.implicitFlow ? runInDispatch({ agentUri: core.uri, request: envelope, askApproval: requestApproval }, run) : run();
+    // A caller waiting on the exchange itself (an HTTP front door) is answered at the deadline, whatever the handler does.
+    const bounded = receipt.source.boundsHandlers && envelope.deadline !== undefined && isPromise(running);
+    value = await (bounded ? withinDeadline(core, envelope as AgentRpcEnvelope & { deadline: number }, running) : running);
   } catch (error) {
     thrown = toRpcError(error);
   }
@@ -89,7 +96,10 @@ export async function dispatchRequest(core: InboxCore, envelope: AgentRpcEnvelop
   if (thrown && !final) {
     // A cancelled request is given up on purpose: whatever its handler throws then (its
     // signal's retriable EAGENTRPC_ABANDONED, passed on) never brings it back, nor to the DLQ.
-    if (thrown.retriable && !cancelled && receipt.mayRetry) {
+    // At its deadline a redelivery would only be refused as late (EAGENTRPC_DEADLINE_EXCEEDED): the caller gets this error.
+    // The slack covers a deadline timer that fired while the clock still read a few ms before it.
+    const expired = envelope.deadline !== undefined && envelope.deadline <= core.clock.now() + DEADLINE_SLACK_MS;
+    if (thrown.retriable && !cancelled && !expired && receipt.mayRetry) {
       await receipt.releaseClaim();
       core.metrics.redeliveryRequested?.(envelope.capability, receipt.delivery.attempt);
       return receipt.retryLater();

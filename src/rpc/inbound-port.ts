@@ -85,6 +85,7 @@ export function createInboundPort(core: InboxCore, inbox: Inbox, isRunning: () =
       const source: DeliverySource = {
         kind: INBOUND_PORT_KIND,
         redelivers: true,
+        boundsHandlers: true,
         ...(message.execution ? { execution: message.execution } : {}),
         ...(onReply ? { replies: (reply, payload) => onReply({ body: reply.body, payload: payload ?? payloadOf(reply.body) }) } : {}),
       };

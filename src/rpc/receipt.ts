@@ -26,6 +26,8 @@ export interface DeliverySource {
   readonly execution?: ExecutionScope;
   /** The transport is a gateway (TransportTraits.gateway): responses it hands over were made by it, not signed by a peer. */
   readonly gateway?: boolean;
+  /** The caller waits on this exchange (an HTTP front door): at the request's deadline it is answered EAGENTRPC_TIMEOUT even while the handler runs on. */
+  readonly boundsHandlers?: boolean;
 }
 
 /** A claimed message the inbox will not dispatch, and why. */

@@ -5,7 +5,7 @@ import { addUsage, NO_USAGE, type Usage } from '../rpc/flow-usage.js';
 import type { Handler, HandlerContext } from '../rpc/handler.js';
 import { MAX_TIMEOUT_MS } from '../rpc/request-agent.js';
 import { writeRunRecord, type WorkflowRunRecord } from '../workflow/run-record.js';
-import { runWorkflow, type RunStep } from '../workflow/run-workflow.js';
+import { runWorkflow, StepFailure, type RunStep } from '../workflow/run-workflow.js';
 import type { AgentStep, Workflow } from '../workflow/workflow-schema.js';
 import type { WorkerStepRunner } from './worker-step.js';
 
@@ -50,6 +50,13 @@ export function workflowHandler(options: WorkflowHandlerOptions): Handler {
     const runStep: RunStep = (step, context) => {
       const usage = { total: NO_USAGE };
       const stepCtx = stepContext(ctx, step.name, context.signal, (spent) => (usage.total = addUsage(usage.total, spent)));
+      // What a failed step spent (a worker's usage sent with its failure, a model's before it failed) counts in its record.
+      const failed = (error: unknown): never => {
+        throw usage.total === NO_USAGE ? error : new StepFailure(error, usage.total);
+      };
+      return runOneStep(step, context, stepCtx, usage).catch(failed);
+    };
+    const runOneStep = (step: Parameters<RunStep>[0], context: Parameters<RunStep>[1], stepCtx: HandlerContext, usage: { total: Usage }): ReturnType<RunStep> => {
       if (step.type === 'call') {
         return stepCtx
           .requestAgent({ to: step.to, capability: step.capability, payload: step.payload, ...(step.timeout_sec === undefined ? {} : { timeoutMs: Math.min(step.timeout_sec * 1_000, MAX_TIMEOUT_MS) }) })

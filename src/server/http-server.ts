@@ -5,7 +5,7 @@ import { silentLogger, type Logger } from '../observability/logger.js';
 import type { ApiResponse, ApiRoute } from './api-route.js';
 import type { ApiTokens } from './api-tokens.js';
 import { roleCan } from './roles.js';
-import { ABORTED, hasBody, INVALID, isJsonType, readJsonBody, TOO_LARGE } from './read-body.js';
+import { ABORTED, badBodyText, hasBody, INVALID, isJsonType, NOT_UTF8, readJsonBody, TOO_DEEP, TOO_LARGE } from './read-body.js';
 import { matchRoute } from './route-match.js';
 
 export interface NodeHttpServer {
@@ -92,7 +92,7 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: NodeHt
   const body = await readJsonBody(req, maxBytes);
   if (body === ABORTED) return;
   if (body === TOO_LARGE) return send(res, { status: 413, body: { error: `payload too large: the body must be at most ${maxBytes} bytes` } });
-  if (body === INVALID) return send(res, { status: 400, body: { error: 'bad request: the body must be a JSON document' } });
+  if (body === INVALID || body === NOT_UTF8 || body === TOO_DEEP) return send(res, { status: 400, body: { error: badBodyText(body) } });
   send(res, await route.handle({ method, path, params, body, principal }));
 }
 

@@ -3,5 +3,5 @@ export { workflowSchema, workflowStepSchema, agentStepSchema, callStepSchema, WO
 export { checkWorkflow, substitutedStrings, type WorkflowCheckOptions, type WorkflowProblem } from './check-workflow.js';
 export { findCycle, runOrder, ancestorsOf, type GraphStep } from './workflow-graph.js';
 export { substitute, substituteJson, referencesIn, variableText, OUTPUT_NAME_RE, PARAM_NAME_RE, type Variables } from './substitute.js';
-export { runWorkflow, type RunWorkflowOptions, type RunStep, type RunStepContext, type StepResult, type WorkflowEvent } from './run-workflow.js';
+export { runWorkflow, StepFailure, type RunWorkflowOptions, type RunStep, type RunStepContext, type StepResult, type WorkflowEvent } from './run-workflow.js';
 export { writeRunRecord, runRecordPath, RUN_STATUSES, STEP_STATUSES, type RunStatus, type StepStatus, type StepRecord, type StepError, type WorkflowRunRecord } from './run-record.js';

@@ -18,6 +18,20 @@ export interface StepResult {
   readonly usage?: Usage;
 }
 
+/**
+ * A step's failure with what the step spent before it failed: a RunStep rejects with it so
+ * that the failed step's record, and the run's total, count that usage too.
+ */
+export class StepFailure extends Error {
+  constructor(
+    readonly error: unknown,
+    readonly usage: Usage,
+  ) {
+    super(error instanceof Error ? error.message : String(error), { cause: error });
+    this.name = 'StepFailure';
+  }
+}
+
 export interface RunStepContext {
   /** Every variable the step may use: params, run-time params, `1`…`9`, and its ancestors' outputs. */
   readonly variables: Variables;
@@ -174,9 +188,10 @@ export async function runWorkflow(workflow: Workflow, options: RunWorkflowOption
     if (cancelled) {
       end(state, { name, type, status: 'cancelled', ...timesOf(state), reason: 'run cancelled' });
     } else {
-      const error = toRpcError(thrown);
+      const spent = thrown instanceof StepFailure ? thrown.usage : undefined;
+      const error = toRpcError(thrown instanceof StepFailure ? thrown.error : thrown);
       state.rootFailure = name;
-      end(state, { name, type, status: 'failed', ...timesOf(state), error: { code: error.code, message: error.message } });
+      end(state, { name, type, status: 'failed', ...timesOf(state), ...(spent ? { usage: spent } : {}), error: { code: error.code, message: error.message } });
     }
     schedule();
   };

@@ -318,10 +318,10 @@ describe('A2A server - settings', () => {
     expect(read.map((answer) => answer.error?.code ?? answer.result.status.state)).toEqual([-32001, -32001, 'TASK_STATE_COMPLETED', 'TASK_STATE_COMPLETED', 'TASK_STATE_COMPLETED']);
   });
 
-  it('a2a - agent.yaml a2a.timeout_ms is the deadline of a task: the task fails with EAGENTRPC_DEADLINE_EXCEEDED and the handler still running is aborted', async () => {
+  it('a2a - agent.yaml a2a.timeout_ms is the deadline of a task: the task fails with EAGENTRPC_TIMEOUT and the handler still running is aborted', async () => {
     const message = { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'slow: deadline' }] };
     const sent = (await call('SendMessage', { message })) as { result: { task: { status: { state: string; message: { metadata: unknown } } } } };
-    expect(sent.result.task.status).toMatchObject({ state: 'TASK_STATE_FAILED', message: { metadata: { code: 'EAGENTRPC_DEADLINE_EXCEEDED' } } });
+    expect(sent.result.task.status).toMatchObject({ state: 'TASK_STATE_FAILED', message: { metadata: { code: 'EAGENTRPC_TIMEOUT' } } });
     // The handler's signal fired at the deadline too (the marker is written after it, so wait for it).
     const marker = join(markerDir, 'deadline.aborted');
     await until(() => existsSync(marker), 10_000);

@@ -29,7 +29,7 @@ afterEach(async () => {
 });
 
 /** The worker's agent (`fixer` by default): its session capability takes `{message}`, as worker steps send it. */
-async function startWorker(port: number, id = 'fixer'): Promise<void> {
+async function startWorker(port: number, id = 'fixer', agent = '{ tools: { enabled: [] } }'): Promise<void> {
   const { dir, env } = daemons.writeConfig(
     {
       id,
@@ -39,7 +39,7 @@ async function startWorker(port: number, id = 'fixer'): Promise<void> {
       agentYaml: `handlers:
   fix:
     type: agent
-    agent: { tools: { enabled: [] } }
+    agent: ${agent}
     messages: [{ role: user, content: "\${input.message}" }]
 session: { capability: fix }
 `,
@@ -96,6 +96,44 @@ steps:
   return { agentDir, workflowFile };
 }
 
+/** An executor with no models at all, and a workflow whose only steps run on the worker at `port`. */
+function workersOnlyExecutor(port: number): { agentDir: string; workflowFile: string } {
+  const agentDir = join(daemons.root, 'dispatcher');
+  mkdirSync(agentDir, { recursive: true });
+  writeFileSync(
+    join(agentDir, 'agent.yaml'),
+    `version: 1
+agent: { id: dispatcher }
+log: { level: warn }
+dataDir: ./data
+remoteNodes:
+  - { name: build-farm, apiBaseUrl: "http://127.0.0.1:${port}", authTokenRef: "\${env:WORKER_TOKEN}", timeout: 30s }
+`,
+  );
+  writeFileSync(join(agentDir, 'capabilities.yaml'), 'version: 1\ntransports:\n  memory: {}\ncapabilities: []\n');
+  const workflowFile = join(daemons.root, 'remote-only.workflow.yaml');
+  writeFileSync(
+    workflowFile,
+    `version: 1
+name: remote-only
+steps:
+  - name: analyze
+    type: agent
+    worker: build-farm
+    agent_id: fixer
+    messages: [{ role: user, content: "Find what is wrong with /etc/app.yaml." }]
+    output: ANALYSIS
+  - name: fix
+    type: agent
+    worker: build-farm
+    agent_id: fixer
+    messages: [{ role: user, content: "Fix it. The analysis said: \${ANALYSIS}" }]
+    depends: [analyze]
+`,
+  );
+  return { agentDir, workflowFile };
+}
+
 const run = (files: { agentDir: string; workflowFile: string }) =>
   runCliProcess(['run', files.workflowFile, '--config', files.agentDir, '--json'], { ...FLEET_SECRETS, MODEL_URL: model.url, WORKER_TOKEN: API_TOKEN });
 
@@ -146,6 +184,38 @@ describe('workflow remote - worker steps through the remote execution protocol',
     expect(record.steps[2]).toMatchObject({ name: 'report', status: 'skipped', reason: 'dependency fix failed' });
     expect(record.error?.details).toEqual({ step: 'fix', cause: 'EAGENTRPC_REMOTE_UNREACHABLE' });
     expect(model.requests).toHaveLength(1);
+  });
+
+  it('workflow remote - a workflow whose steps all run on workers loads and runs on an executor without models', async () => {
+    const port = await freePort();
+    await startWorker(port);
+    model.script({ text: 'The host is localhost.', usage: { inputTokens: 100, outputTokens: 10 } }, { text: 'Fixed.', usage: { inputTokens: 200, outputTokens: 20 } });
+    const result = await run(workersOnlyExecutor(port));
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const record = JSON.parse(result.stdout) as WorkflowRunRecord;
+    expect(record.steps.map((step) => [step.name, step.status, step.output])).toEqual([
+      ['analyze', 'succeeded', 'The host is localhost.'],
+      ['fix', 'succeeded', 'Fixed.'],
+    ]);
+    expect(record.usage).toMatchObject({ inputTokens: 300, outputTokens: 30, modelRequests: 2 });
+  });
+
+  it('workflow remote - usage a worker returns with its failure counts in the failed step and the run total', async () => {
+    const port = await freePort();
+    // One model request allowed: the model asks for a tool, so the worker's agent fails after spending it.
+    await startWorker(port, 'fixer', '{ tools: { enabled: [think] }, max_iterations: 1 }');
+    model.script(
+      { text: 'The host is localhost.', usage: { inputTokens: 100, outputTokens: 10 } },
+      { toolCalls: [{ name: 'think', arguments: { thought: 'which file?' } }], usage: { inputTokens: 200, outputTokens: 20 } },
+    );
+    const result = await run(executor(port));
+    expect(result.code).toBe(1);
+    const record = JSON.parse(result.stdout) as WorkflowRunRecord;
+    expect(record.steps[1]).toMatchObject({ name: 'fix', status: 'failed', error: { code: 'EAGENTRPC_REMOTE_AGENT_FAILED' } });
+    expect(record.steps[1]!.usage).toMatchObject({ inputTokens: 200, outputTokens: 20, modelRequests: 1 });
+    expect(record.usage).toMatchObject({ inputTokens: 300, outputTokens: 30, modelRequests: 2 });
+    expect(JSON.parse(readFileSync((record as WorkflowRunRecord & { recordPath: string }).recordPath, 'utf8'))).toMatchObject({ usage: record.usage });
   });
 
   it('workflow remote - served as a capability, a sync worker step runs the same agent there and its usage reaches the caller', async () => {

@@ -6,7 +6,7 @@ import { defaultServerCallContextBuilder, JsonRpcTransportHandler, validateVersi
 import type { Logger } from '../../observability/logger.js';
 import type { ApiTokens } from '../api-tokens.js';
 import type { FrontDoor } from '../http-server.js';
-import { ABORTED, INVALID, readJsonBody, TOO_LARGE } from '../read-body.js';
+import { ABORTED, badBodyText, INVALID, NOT_UTF8, readJsonBody, TOO_DEEP, TOO_LARGE } from '../read-body.js';
 import { roleCan, type Principal } from '../roles.js';
 import { agentEndpoint, type AgentEndpoint, type EndpointAgent } from './agent-endpoint.js';
 import { TaskRuns } from './task-runs.js';
@@ -95,6 +95,7 @@ export class A2aServer {
     const body = await readJsonBody(req, this.options.maxBodyBytes ?? 1024 * 1024);
     if (body === ABORTED) return true;
     if (body === TOO_LARGE) return rpcRefusal(res, 413, 'payload too large');
+    if (body === NOT_UTF8 || body === TOO_DEEP) return rpcRefusal(res, 400, badBodyText(body));
     if (body === INVALID || body === undefined) return sendJson(res, 200, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body must be a JSON document' } });
     const requested = withoutPatch(header(req, A2A_VERSION_HEADER));
     // A request that names no version is a 0.3 client's (1.0 clients always send the header).
