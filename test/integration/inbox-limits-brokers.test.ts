@@ -4,29 +4,9 @@ import { DLQ_EXCERPT_BYTES } from '../../src/dlq/record.js';
 import { AgentNode } from '../../src/rpc/agent-node.js';
 import { defaultAgentTopics } from '../../src/rpc/topics.js';
 import { until } from '../../src/testing/wait.js';
-import type { RpcTransport } from '../../src/transport.js';
-import { runAmqp } from '../support/amqp-target.js';
-import { runKafka } from '../support/kafka-target.js';
-import { runMqtt } from '../support/mqtt-target.js';
-import { runNats } from '../support/nats-target.js';
-import { runSqs } from '../support/sqs-target.js';
+import { brokerTargets } from '../support/broker-targets.js';
 
-/** Each broker transport: a connected transport on this file's names, and the tenant its agents use. */
-interface Target {
-  readonly name: string;
-  readonly tenantId?: string;
-  transport(): Promise<RpcTransport>;
-}
-
-const [nats, kafka, amqp, mqtt, sqs] = await Promise.all([runNats(), runKafka(), runAmqp(), runMqtt(), runSqs()]);
-const targets: Target[] = [
-  { name: 'nats', transport: () => nats.transport() },
-  { name: 'nats (durable JetStream)', transport: () => nats.transport({ durable: { storage: 'memory', ackWaitMs: 5_000 } }) },
-  { name: 'kafka', tenantId: kafka.tenantId, transport: () => kafka.transport() },
-  { name: 'amqp', transport: () => amqp.transport() },
-  { name: 'mqtt', transport: () => mqtt.transport() },
-  { name: 'sqs', transport: () => sqs.transport() },
-];
+const { targets } = await brokerTargets();
 
 const MAX_BYTES = 48 * 1024;
 /** 20,000 levels of arrays: 40,000 bytes, under the size limit; a recursive reader would overflow its stack. */
