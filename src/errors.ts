@@ -32,6 +32,7 @@ export const RPC_ERROR_CODES = {
   EAGENTRPC_CONNECT_FAILED: { retriable: true, summary: 'The transport could not reach its broker (connect timeout or client retries exhausted); the message names the servers and the last error.' },
   EAGENTRPC_TRANSPORT_CLOSED: { retriable: true, summary: 'The transport was closed before or while the operation ran.' },
   EAGENTRPC_PUBLISH_FAILED: { retriable: true, summary: 'The transport could not publish the envelope.' },
+  EAGENTRPC_DLQ_WRITE_FAILED: { retriable: true, summary: 'The DLQ sink could not store a record; the message is delivered again while it has attempts left, then acked and logged.' },
   EAGENTRPC_DLQ_RECORD_NOT_FOUND: { retriable: false, summary: 'A requeue named a DLQ record the agent does not have.' },
   EAGENTRPC_IDP_UNREACHABLE: { retriable: true, summary: "The OpenID provider's discovery document or key set could not be fetched, and no fresh keys were cached." },
   EAGENTRPC_FLOW_STORE_UNAVAILABLE: { retriable: true, summary: 'The shared flow store of the runaway guard did not answer in time.' },

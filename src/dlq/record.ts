@@ -41,8 +41,13 @@ export interface DlqRecord {
   reason: string;
   detail: string;
   error?: WireError;
-  /** The exact bytes received (or, for reply-undeliverable, the response that could not be sent). */
+  /**
+   * The exact bytes received (or, for reply-undeliverable, the response that could not be
+   * sent); of bytes over the node's `limits.maxBytes`, only the first DLQ_EXCERPT_BYTES.
+   */
   rawBase64: string;
+  /** Set when `rawBase64` is an excerpt: the size of the whole message, in bytes. Such a record cannot be requeued. */
+  size?: number;
   transport: TransportKind;
   coordinates: DeliveryCoordinates;
   attempt: number;
@@ -50,6 +55,9 @@ export interface DlqRecord {
   /** For `reply-undeliverable`: where the kept response was meant to go. */
   replyTo?: string;
 }
+
+/** What a DLQ record keeps of a message over the node's `limits.maxBytes`: its first bytes, this many. */
+export const DLQ_EXCERPT_BYTES = 1024;
 
 export interface DlqFilter {
   kind?: DlqKind;

@@ -1,7 +1,7 @@
 import type { AgentRpcEnvelope } from '../envelope/index.js';
 import { newMessageId } from '../envelope/index.js';
-import type { WireError } from '../errors.js';
-import type { DlqKind, DlqRecord } from '../dlq/record.js';
+import { RpcError, type WireError } from '../errors.js';
+import { DLQ_EXCERPT_BYTES, type DlqKind, type DlqRecord } from '../dlq/record.js';
 import type { Delivery, TransportKind } from '../transport.js';
 import type { InboxCore } from './node-core.js';
 import { publishDlqCopy } from './dlq-topic-copy.js';
@@ -30,6 +30,9 @@ export async function deadLetter(
   input: DeadLetterInput,
   envelope: AgentRpcEnvelope | undefined,
 ): Promise<void> {
+  const body = input.body ?? delivery.body;
+  // Bytes past the node's limit are not kept whole: a record stays small whatever arrived.
+  const excerpt = body.byteLength > core.limits.maxBytes;
   const record: DlqRecord = {
     id: newMessageId(),
     at: core.clock.now(),
@@ -37,18 +40,26 @@ export async function deadLetter(
     kind: input.kind,
     reason: input.reason,
     detail: input.detail,
-    rawBase64: Buffer.from(input.body ?? delivery.body).toString('base64'),
+    rawBase64: Buffer.from(excerpt ? body.subarray(0, DLQ_EXCERPT_BYTES) : body).toString('base64'),
     transport,
     coordinates: delivery.coordinates,
     attempt: delivery.attempt,
   };
+  if (excerpt) record.size = body.byteLength;
   if (input.error) record.error = input.error;
   if (input.replyTo !== undefined) record.replyTo = input.replyTo;
   if (envelope) {
     const { kind, messageId, correlationId, from, to, capability } = envelope;
     record.envelope = { kind, messageId, correlationId, from, to, capability };
   }
-  await core.dlq.write(record);
+  try {
+    await core.dlq.write(record);
+  } catch (cause) {
+    throw new RpcError('EAGENTRPC_DLQ_WRITE_FAILED', `the DLQ could not store a ${input.kind} record: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+      details: { kind: input.kind, reason: input.reason, size: body.byteLength, excerptBase64: Buffer.from(body.subarray(0, DLQ_EXCERPT_BYTES)).toString('base64') },
+    });
+  }
   core.metrics.dlqRecorded?.(input.kind, input.reason);
   if (envelope) core.flows.deadLettered?.(envelope, input.kind, input.reason);
   await publishDlqCopy(core, core.transports.get(transport), record);

@@ -48,6 +48,9 @@ export class Inbox {
   receive(delivery: Delivery, source: DeliverySource, decoded?: AgentRpcEnvelope): void {
     const receipt = new Receipt(this.core, delivery, source);
     const work = this.process(receipt, decoded).catch((error: unknown) => {
+      // A DLQ that cannot store the message's record after its last attempt (or once its
+      // broker gave up on it) would send it round for ever: acked, logged and counted instead.
+      if (error instanceof RpcError && error.code === 'EAGENTRPC_DLQ_WRITE_FAILED' && (delivery.exhausted || !receipt.mayRetry)) return this.dropUnrecorded(receipt, error);
       // Reached only when even the DLQ could not take the message: hand it back to the
       // transport so it is delivered again rather than lost.
       this.core.logger.error({ err: error, topic: delivery.coordinates.topic }, 'inbox could not finish a delivery; redelivering');
@@ -58,6 +61,16 @@ export class Inbox {
       this.active.delete(work);
       receipt.span?.end();
     });
+  }
+
+  private dropUnrecorded(receipt: Receipt, error: RpcError): void {
+    const { delivery, source } = receipt;
+    this.core.logger.error(
+      { err: error, ...error.details, transport: source.kind, coordinates: delivery.coordinates, attempt: delivery.attempt, messageId: receipt.envelope?.messageId },
+      'the DLQ could not keep a message after its last attempt: acked without a record',
+    );
+    this.core.metrics.transportDropped?.(source.kind, 'dlq-write-failed');
+    delivery.ack();
   }
 
   async drain(): Promise<void> {

@@ -20,6 +20,7 @@ export interface RequeueResult {
 export async function requeueDlqRecord(core: InboxCore, inbound: InboundPort, id: string): Promise<RequeueResult> {
   const record = await core.dlq.get(id);
   if (!record) throw new RangeError(`requeue: no DLQ record ${id}`);
+  if (record.size !== undefined) throw new RangeError(`requeue: DLQ record ${id} keeps only an excerpt of its ${record.size} bytes (over limits.maxBytes)`);
   const body = Buffer.from(record.rawBase64, 'base64');
   const key = record.envelope?.correlationId ?? record.id;
   if (record.kind === 'reply-undeliverable') {

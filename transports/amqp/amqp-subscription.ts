@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { AsyncMessage, Connection, ConsumerProps, Publisher } from 'rabbitmq-client';
 import { createDelivery, handOver } from '../../src/delivery.js';
 import type { Logger } from '../../src/observability/logger.js';
@@ -10,6 +11,8 @@ const DROP = 2;
 
 /** The header that counts deliveries: set on every republish of a nacked message. */
 export const ATTEMPT_HEADER = 'x-agentrpc-attempt';
+/** The header that keeps a message's delivery id on the copies the subscriber republishes. */
+export const DELIVERY_ID_HEADER = 'x-agentrpc-delivery-id';
 
 export interface ConsumeOptions {
   readonly topic: string;
@@ -30,6 +33,53 @@ export interface ConsumeOptions {
   readonly publisher: Publisher;
   /** How long the consumer may take to be set up (queue found, consuming) before subscribe fails. */
   readonly setupTimeoutMs: number;
+  /**
+   * Exchanges whose messages only agent-rpc's subscribers publish: the default exchange
+   * (their republishes, by queue name) and the dead-letter exchange. Only on messages that
+   * came through one of them is the delivery-id header believed.
+   */
+  readonly trustedExchanges: ReadonlySet<string>;
+}
+
+/**
+ * Delivery ids of one consumer. The id names one broker message across its redeliveries
+ * (replay protection tells a redelivery from a replay by it, see docs/auth.md), so it must
+ * not come from the publisher: the `message-id` property is whatever a publisher sets, and
+ * a captured request published again with it would pass as a redelivery. A message gets a
+ * fresh id when a consumer first takes it; the subscriber's republishes (nack, a member gone
+ * away) carry it in DELIVERY_ID_HEADER, believed only on messages routed through an
+ * exchange agent-rpc alone publishes to. A message the broker itself delivers again
+ * (`redelivered`, which no publisher can set) to this process after its connection was
+ * lost gets back the id this consumer gave it, found by its message-id among the last ones
+ * handed out here; in another process it gets a fresh one.
+ */
+class DeliveryIds {
+  private readonly prefix = `amqp:${randomBytes(6).toString('hex')}.`;
+  private seq = 0;
+  /** message-id property → the id given here, the most recent `capacity` only. */
+  private readonly recent = new Map<string, string>();
+
+  constructor(
+    private readonly capacity: number,
+    private readonly trusted: ReadonlySet<string>,
+  ) {}
+
+  of(message: AsyncMessage): string {
+    const kept = message.headers?.[DELIVERY_ID_HEADER];
+    if (typeof kept === 'string' && kept.length > 0 && this.trusted.has(message.exchange)) return kept;
+    const property = message.messageId;
+    if (message.redelivered && property !== undefined) {
+      const given = this.recent.get(property);
+      if (given !== undefined) return given;
+    }
+    const id = `${this.prefix}${++this.seq}`;
+    if (property !== undefined) {
+      this.recent.delete(property);
+      this.recent.set(property, id);
+      if (this.recent.size > this.capacity) this.recent.delete(this.recent.keys().next().value as string);
+    }
+    return id;
+  }
 }
 
 /** The attempt header: deliveries counted so far (1 when absent). */
@@ -56,12 +106,13 @@ function attemptOf(message: AsyncMessage, options: ConsumeOptions): number {
  * copy first, so nothing is lost; a crash in between leaves a duplicate, which the inbox
  * dedupes). A republish that fails leaves the message to the broker's own requeue.
  */
-async function redeliver(message: AsyncMessage, attempt: number, options: ConsumeOptions): Promise<number> {
+async function redeliver(message: AsyncMessage, deliveryId: string, attempt: number, options: ConsumeOptions): Promise<number> {
   if (options.exhausted) return REQUEUE;
   if (options.maxDeliver !== undefined && attempt >= options.maxDeliver) return DROP;
   try {
     const { messageId, correlationId, durable, headers } = message;
-    await options.publisher.send({ exchange: '', routingKey: options.props.queue, messageId, correlationId, durable, headers: { ...headers, [ATTEMPT_HEADER]: attempt + 1 } }, message.body);
+    const raised = { ...headers, [ATTEMPT_HEADER]: attempt + 1, [DELIVERY_ID_HEADER]: deliveryId };
+    await options.publisher.send({ exchange: '', routingKey: options.props.queue, messageId, correlationId, durable, headers: raised }, message.body);
     return ACK;
   } catch (error) {
     options.logger.warn({ err: error, transport: 'amqp', topic: options.topic }, 'amqp: a nacked message could not be republished; the broker requeues it');
@@ -80,18 +131,21 @@ async function redeliver(message: AsyncMessage, attempt: number, options: Consum
 export async function consumeQueue(rabbit: Connection, options: ConsumeOptions): Promise<{ close(): Promise<void> }> {
   const { topic, handler, logger } = options;
   const open = new Set<(status: number) => void>();
+  const ids = new DeliveryIds(4 * options.maxInflight, options.trustedExchanges);
   const consumer = rabbit.createConsumer(
     { ...options.props, concurrency: options.maxInflight, qos: { prefetchCount: options.maxInflight }, requeue: true },
     (message) => {
       // An inbox message back from a consumer that went away (crashed, or closed holding it)
       // counts as a failed attempt: republished with the count raised, or dead-lettered at
       // maxDeliver, so a message that keeps killing its consumers ends in the DLQ.
-      if (options.maxDeliver !== undefined && !options.exhausted && message.redelivered) return redeliver(message, counted(message), options);
+      const deliveryId = ids.of(message);
+      if (options.maxDeliver !== undefined && !options.exhausted && message.redelivered) return redeliver(message, deliveryId, counted(message), options);
       return new Promise<number>((resolve) => {
         const finish = (status: number): void => {
           if (open.delete(finish)) resolve(status);
         };
         open.add(finish);
+        // Always bytes on the transport's connection (see keepRawBodies).
         const body = message.body as Buffer;
         const attempt = attemptOf(message, options);
         const handOut = (): void => {
@@ -100,12 +154,12 @@ export async function consumeQueue(rabbit: Connection, options: ConsumeOptions):
           const delivery = createDelivery({
             body: new Uint8Array(body.buffer, body.byteOffset, body.byteLength),
             key: message.correlationId,
-            coordinates: { topic, deliveryId: message.messageId ?? `${message.routingKey}#${message.deliveryTag}` },
+            coordinates: { topic, deliveryId },
             attempt,
             exhausted: options.exhausted,
             onAck: () => finish(ACK),
             onNack: (delayMs) => {
-              const again = (): void => void redeliver(message, attempt, options).then(finish);
+              const again = (): void => void redeliver(message, deliveryId, attempt, options).then(finish);
               if (delayMs > 0) setTimeout(again, delayMs).unref();
               else again();
             },

@@ -4,6 +4,7 @@ import { positiveInteger } from '../../src/check-integer.js';
 import { RpcError } from '../../src/errors.js';
 import type { DeliveryHandler, OutboundMessage, RpcTransport, SubscribeOptions, Subscription, TransportTraits } from '../../src/transport.js';
 import { closedError, TransportBase } from '../shared/transport-base.js';
+import { keepRawBodies } from './amqp-raw-bodies.js';
 import { consumeQueue } from './amqp-subscription.js';
 import { loadRabbitMqClient, resolveAmqpOptions, type AmqpTransportOptions, type ResolvedAmqpOptions } from './amqp-options.js';
 import { deadQueue, declareInbox, exchangeDeclarations, inboxQueue, privateQueue, topologyOf, type Topology } from './amqp-topology.js';
@@ -52,6 +53,7 @@ class AmqpTransport extends TransportBase {
       // Small frames one at a time: with Nagle's algorithm a lone call waits ~40 ms for the peer's delayed ACK.
       noDelay: true,
     });
+    keepRawBodies(rabbit);
     let connections = 0;
     let lastError: unknown;
     rabbit.on('connection', () => {
@@ -112,7 +114,8 @@ class AmqpTransport extends TransportBase {
     await this.connect();
     const rabbit = this.rabbit as Connection;
     const maxInflight = positiveInteger(options.maxInflight ?? this.options.maxInflight, 'subscribe: maxInflight');
-    const common = { topic, handler, maxInflight, logger: this.logger, publisher: this.publisher as Publisher, setupTimeoutMs: this.options.connectTimeoutMs };
+    const trustedExchanges = new Set(['', this.topology.deadLetterExchange]);
+    const common = { topic, handler, maxInflight, logger: this.logger, publisher: this.publisher as Publisher, setupTimeoutMs: this.options.connectTimeoutMs, trustedExchanges };
     const stops: Array<() => Promise<void>> = [];
     const tracked = this.track(topic, async () => {
       for (const stop of stops) await stop();

@@ -51,6 +51,13 @@ class MqttTransport extends TransportBase {
   /** Counts connections: a PUBACK is only sent on the connection that received the message. */
   private generation = 0;
   private deliverySeq = 0;
+  /**
+   * Packet identifier → delivery id of the messages handed out and not PUBACKed yet. The
+   * broker sends such a message again after a reconnect with the same identifier and DUP
+   * set, which no publisher can set on the way to a subscriber: it keeps its delivery id,
+   * so replay protection takes it as a redelivery of the same broker message.
+   */
+  private readonly unacked = new Map<number, string>();
 
   constructor(private readonly input: MqttTransportOptions) {
     const options = resolveMqttOptions(input);
@@ -140,12 +147,16 @@ class MqttTransport extends TransportBase {
   private deliver(packet: IPublishPacket, routes: readonly Route[], generation: number, reason: 'unsubscribed' | 'unclaimed'): void {
     const client = this.client as MqttClient;
     const messageId = packet.messageId;
+    const deliveryId = this.deliveryIdOf(packet);
     let pending = routes.length;
     // One PUBACK per message, once every subscription that got a copy has settled it.
     const settleOne = (): void => {
       if (--pending > 0 || packet.qos !== 1 || messageId === undefined) return;
       // After a reconnect the broker sends the message again itself: acking the old id could ack another message.
-      if (generation === this.generation && client.connected) (client as unknown as { _sendPacket(p: object): void })._sendPacket({ cmd: 'puback', messageId, reasonCode: 0 });
+      if (generation === this.generation && client.connected) {
+        if (this.unacked.get(messageId) === deliveryId) this.unacked.delete(messageId);
+        (client as unknown as { _sendPacket(p: object): void })._sendPacket({ cmd: 'puback', messageId, reasonCode: 0 });
+      }
     };
     if (routes.length === 0) {
       this.options.metrics.transportDropped?.('mqtt', reason);
@@ -153,7 +164,6 @@ class MqttTransport extends TransportBase {
       pending = 1;
       return settleOne();
     }
-    const deliveryId = `${this.options.clientId}#${++this.deliverySeq}`;
     for (const { topic, queue } of routes) {
       const message: QueuedMessage = {
         topic,
@@ -173,6 +183,18 @@ class MqttTransport extends TransportBase {
       };
       queue.push(message);
     }
+  }
+
+  /** The client id and a counter; a QoS 1 message the broker sends again (DUP) keeps the id it had here. */
+  private deliveryIdOf(packet: IPublishPacket): string {
+    const { messageId } = packet;
+    if (packet.qos !== 1 || messageId === undefined) return `${this.options.clientId}#${++this.deliverySeq}`;
+    const given = packet.dup ? this.unacked.get(messageId) : undefined;
+    if (given !== undefined) return given;
+    const id = `${this.options.clientId}#${++this.deliverySeq}`;
+    // Keyed by a 16-bit identifier: at most 65,535 entries, even for messages never sent again.
+    this.unacked.set(messageId, id);
+    return id;
   }
 
   async publish(topic: string, message: OutboundMessage): Promise<void> {
