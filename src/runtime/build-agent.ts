@@ -121,7 +121,12 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
     ...(guardStore ? { guardStore } : {}),
     ...(implicitFlow === undefined ? {} : { implicitFlow }),
     capabilities: capabilities.value.capabilities,
-    dlq: new JsonlDlqSink({ path: join(dataDir, 'dlq.jsonl') }),
+    dlq: new JsonlDlqSink({
+      path: join(dataDir, 'dlq.jsonl'),
+      retain: agent.value.dlq.retain,
+      logger: logger.child({ agentId: id }),
+      onDropped: (reason, records) => options.metrics?.dlqDropped?.(reason, records),
+    }),
     ...(options.approvals ? { approvals: options.approvals } : {}),
     idempotency: {
       ...(store ? { store } : {}),

@@ -1,0 +1,97 @@
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { freePort } from '../../tools/brokers/free-port.js';
+import { DaemonProcess } from '../support/daemon-process.js';
+import { until } from '../support/fleet.js';
+import { runNats, type RunNats } from '../support/nats-target.js';
+import { runCliProcess } from '../support/run-cli-process.js';
+import { scopeConfig } from '../support/scoped-config.js';
+
+const nats = await runNats();
+const daemons: DaemonProcess[] = [];
+afterEach(async () => {
+  for (const daemon of daemons.splice(0)) {
+    daemon.signal('SIGTERM');
+    await daemon.exited;
+  }
+});
+
+/** The echo agent on this file's NATS subjects, agent.yaml extended with `extra`. */
+async function startEcho(extra: string): Promise<{ daemon: DaemonProcess; configDir: string; dataDir: string }> {
+  const configDir = mkdtempSync(join(tmpdir(), 'retention-'));
+  cpSync(new URL('../fixtures/config/echo-nats', import.meta.url).pathname, configDir, { recursive: true });
+  const agentFile = join(configDir, 'agent.yaml');
+  writeFileSync(agentFile, `${readFileSync(agentFile, 'utf8')}${extra}\n`);
+  scopeConfig(configDir, { natsSubjectPrefix: nats.subjectPrefix });
+  const dataDir = join(configDir, 'data');
+  const daemon = await DaemonProcess.start(configDir, { NATS_URL: nats.url, AGENT_DATA_DIR: dataDir }, await freePort());
+  daemons.push(daemon);
+  return { daemon, configDir, dataDir };
+}
+
+/** Publishes raw bytes to the echo agent's request subject, as any NATS client can. */
+async function publishRaw(target: RunNats, bodies: readonly string[]): Promise<void> {
+  const transport = await target.transport();
+  try {
+    for (const body of bodies) await transport.publish('agents.echo-agent.requests', { body: Buffer.from(body) });
+  } finally {
+    await transport.close();
+  }
+}
+
+async function metric(daemon: DaemonProcess, name: string, labels: string): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${daemon.httpPort}/metrics`)).text();
+  let sum = 0;
+  for (const line of text.split('\n')) if (line.startsWith(`${name}{`) && line.includes(labels)) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  return sum;
+}
+
+/** What the config files expand, for a CLI run beside the daemon. */
+function cliEnv(daemon: DaemonProcess, dataDir: string): NodeJS.ProcessEnv {
+  return { NATS_URL: nats.url, AGENT_DATA_DIR: dataDir, AGENT_HTTP_PORT: String(daemon.httpPort) };
+}
+
+function logLines(daemon: DaemonProcess): Array<Record<string, unknown>> {
+  return daemon.stdout
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+function dlqFiles(dataDir: string): string[] {
+  // Rotated files (dlq.jsonl.<number>) hold the older records; dlq.jsonl the newest.
+  const names = existsSync(dataDir) ? readdirSync(dataDir).filter((name) => name.startsWith('dlq.jsonl.')).sort() : [];
+  return existsSync(join(dataDir, 'dlq.jsonl')) ? [...names, 'dlq.jsonl'] : names;
+}
+
+function linesOf(path: string): string[] {
+  return readFileSync(path, 'utf8').split('\n').filter(Boolean);
+}
+
+describe('DLQ retention', () => {
+  it('dlq retention - past maxRecords the oldest records are dropped, counted in /metrics and logged; dlq list and show read every DLQ file', async () => {
+    const { daemon, configDir, dataDir } = await startEcho('dlq: { retain: { maxRecords: 8 } }');
+    await publishRaw(nats, Array.from({ length: 30 }, (_, n) => `not json ${n}`));
+    await until(async () => (await metric(daemon, 'agent_rpc_dlq_records_total', 'kind="decode-failed"')) === 30, 30_000);
+    const kept = dlqFiles(dataDir).flatMap((name) => linesOf(join(dataDir, name)).map((line) => JSON.parse(line) as { id: string; rawBase64: string }));
+    expect(kept.length).toBeGreaterThanOrEqual(6);
+    expect(kept.length).toBeLessThanOrEqual(8);
+    expect(dlqFiles(dataDir).length).toBeGreaterThan(1);
+    // The newest records are the ones kept, in order.
+    const bodies = kept.map((r) => Buffer.from(r.rawBase64, 'base64').toString('utf8'));
+    expect(bodies).toEqual(Array.from({ length: kept.length }, (_, n) => `not json ${30 - kept.length + n}`));
+    expect(await metric(daemon, 'agent_rpc_dlq_dropped_total', 'reason="records"')).toBe(30 - kept.length);
+    const drops = logLines(daemon).filter((line) => String(line['msg']).startsWith('DLQ retention dropped'));
+    expect(drops.length).toBeGreaterThan(0);
+    expect(drops.reduce((sum, line) => sum + Number(line['dropped']), 0)).toBe(30 - kept.length);
+
+    const list = await runCliProcess(['dlq', 'list', '--json', '--config', configDir], cliEnv(daemon, dataDir));
+    expect(list).toMatchObject({ code: 0, stderr: '' });
+    expect(list.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { id: string }).id)).toEqual(kept.map((r) => r.id));
+    const show = await runCliProcess(['dlq', 'show', kept[0]!.id, '--config', configDir], cliEnv(daemon, dataDir));
+    expect(show.code).toBe(0);
+    expect((JSON.parse(show.stdout) as { raw: string }).raw).toBe(bodies[0]);
+  }, 90_000);
+});
