@@ -122,6 +122,11 @@ export const agentFileSchema = z.strictObject({
   log: z
     .strictObject({
       level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info').describe('The lowest level logged.'),
+      summaryIntervalMs: z
+        .int()
+        .min(100)
+        .default(10_000)
+        .describe('Repeated warnings about messages (dead-lettered, auth-rejected, failed handlers) are written once per reason in this interval, then summarised in one line with their count and a sample. Default 10,000.'),
     })
     .optional()
     .describe("The process's log (pino JSON on stdout); only the first agent's block of a process counts."),

@@ -142,6 +142,7 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
     },
     ...(drainTimeoutMs ? { drainTimeoutMs } : {}),
     logger,
+    ...(agent.value.log?.summaryIntervalMs ? { warnSummaryIntervalMs: agent.value.log.summaryIntervalMs } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.tracerProvider ? { tracerProvider: options.tracerProvider } : {}),
     ...(options.flows ? { flows: options.flows } : {}),

@@ -18,12 +18,12 @@ afterEach(async () => {
   }
 });
 
-/** The echo agent on this file's NATS subjects, agent.yaml extended with `extra`. */
-async function startEcho(extra: string): Promise<{ daemon: DaemonProcess; configDir: string; dataDir: string }> {
+/** The echo agent on this file's NATS subjects, agent.yaml extended with `extra` and its `log` block replaced. */
+async function startEcho(extra: string, log = 'log: { level: warn }'): Promise<{ daemon: DaemonProcess; configDir: string; dataDir: string }> {
   const configDir = mkdtempSync(join(tmpdir(), 'retention-'));
   cpSync(new URL('../fixtures/config/echo-nats', import.meta.url).pathname, configDir, { recursive: true });
   const agentFile = join(configDir, 'agent.yaml');
-  writeFileSync(agentFile, `${readFileSync(agentFile, 'utf8')}${extra}\n`);
+  writeFileSync(agentFile, `${readFileSync(agentFile, 'utf8').replace('log: { level: warn }', log)}${extra}\n`);
   scopeConfig(configDir, { natsSubjectPrefix: nats.subjectPrefix });
   const dataDir = join(configDir, 'data');
   const daemon = await DaemonProcess.start(configDir, { NATS_URL: nats.url, AGENT_DATA_DIR: dataDir }, await freePort());
@@ -94,4 +94,36 @@ describe('DLQ retention', () => {
     expect(show.code).toBe(0);
     expect((JSON.parse(show.stdout) as { raw: string }).raw).toBe(bodies[0]);
   }, 90_000);
+});
+
+describe('warning summaries', () => {
+  it('log summary - a burst of 500 malformed messages writes a bounded number of warn lines, with counts per reason and a sample', async () => {
+    // A long interval: the whole burst falls in one, and the shutdown writes its summaries.
+    const { daemon } = await startEcho('', 'log: { level: warn, summaryIntervalMs: 600000 }');
+    const bodies = [
+      ...Array.from({ length: 250 }, (_, n) => `not json ${n}`),
+      ...Array.from({ length: 250 }, (_, n) => JSON.stringify({ v: 1, note: `not an envelope ${n}` })),
+    ];
+    await publishRaw(nats, bodies);
+    await until(async () => (await metric(daemon, 'agent_rpc_dlq_records_total', 'kind="decode-failed"')) === 500, 60_000);
+    daemon.signal('SIGTERM');
+    expect(await daemon.exited).toBe(0);
+    daemons.splice(daemons.indexOf(daemon), 1);
+    const warnings = logLines(daemon).filter((line) => line['level'] === 40 || line['level'] === 'warn');
+    const dlqWarnings = warnings.filter((line) => String(line['msg']).startsWith('message sent to DLQ'));
+    // Two reasons: per reason one line in full and one summary, not one line per message.
+    const reasons = new Set(dlqWarnings.map((line) => line['reason']));
+    expect(reasons.size).toBe(2);
+    expect(dlqWarnings.length).toBeLessThanOrEqual(2 * reasons.size);
+    const summaries = dlqWarnings.filter((line) => typeof line['repeated'] === 'number');
+    expect(summaries.map((line) => line['reason']).sort()).toEqual([...reasons].sort());
+    const full = dlqWarnings.filter((line) => line['repeated'] === undefined);
+    // Every message is accounted for: the lines written in full plus the counted repeats.
+    expect(full.length + summaries.reduce((sum, line) => sum + Number(line['repeated']), 0)).toBe(500);
+    for (const summary of summaries) {
+      expect(summary['kind']).toBe('decode-failed');
+      expect(summary['sample']).toMatchObject({ kind: 'decode-failed', reason: summary['reason'] });
+      expect(typeof (summary['sample'] as { dlqId?: unknown }).dlqId).toBe('string');
+    }
+  }, 120_000);
 });
