@@ -8,7 +8,7 @@ import { alias } from './aliases.js';
 import { receiverAuthSchema } from './auth-config.js';
 import { inboxLimitFields } from './inbox-fields.js';
 import { flowsConfigSchema } from './flows-config.js';
-import { dlqConfigSchema } from './retention-config.js';
+import { auditConfigSchema, dlqConfigSchema } from './retention-config.js';
 import { remoteNodesConfigSchema, remoteNodeStoreConfigSchema } from './remote-nodes-config.js';
 
 /** agent.yaml `handlers.<capability>` with `type: workflow`: the capability runs a workflow file (docs/workflows.md). */
@@ -190,6 +190,7 @@ export const agentFileSchema = z.strictObject({
     remoteNodeStoreConfigSchema.optional().describe('Enables the node store managed over /api/v1/remote-nodes; its credentials are encrypted with this key.'),
     'remote_node_store',
   ),
+  audit: auditConfigSchema.prefault({}).describe("The audit log `<dataDir>/audit.jsonl`: rotation, retention and what is recorded (docs/audit.md)."),
   dlq: dlqConfigSchema.prefault({}).describe('The DLQ `<dataDir>/dlq.jsonl`: its bounds (docs/delivery.md).'),
   dataDir: z.string().default('./data').describe('Where the agent keeps its files (DLQ, audit log, dedupe store, sessions, A2A tasks), relative to the config directory.'),
 });

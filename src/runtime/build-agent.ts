@@ -82,7 +82,8 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
     closers.push(async () => sqlite.close());
     store = sqlite;
   }
-  const audit = await FileAuditLog.open({ path: join(dataDir, 'audit.jsonl'), logger: logger.child({ agentId: id }) });
+  const { rotate, retain, exclude } = agent.value.audit;
+  const audit = await FileAuditLog.open({ path: join(dataDir, 'audit.jsonl'), logger: logger.child({ agentId: id }), rotate, retain, exclude });
   closers.push(() => audit.close());
   const { guardStore, replayStore, onReplayStoreError } = await openSharedStores(agent.value, logger, options.metrics ?? noMetrics, closers);
   const authContext = {

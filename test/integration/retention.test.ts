@@ -1,8 +1,10 @@
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { encodeEnvelope } from '../../src/envelope/index.js';
 import { freePort } from '../../tools/brokers/free-port.js';
+import { foreignRequest } from '../support/envelopes.js';
 import { DaemonProcess } from '../support/daemon-process.js';
 import { until } from '../support/fleet.js';
 import { runNats, type RunNats } from '../support/nats-target.js';
@@ -126,4 +128,70 @@ describe('warning summaries', () => {
       expect(typeof (summary['sample'] as { dlqId?: unknown }).dlqId).toBe('string');
     }
   }, 120_000);
+});
+
+/** Requests for the echo agent's `echo`, as raw envelopes; each is an auth_check record of its audit log. */
+function echoRequests(count: number, overrides: Parameters<typeof foreignRequest>[0] = {}): string[] {
+  return Array.from({ length: count }, (_, n) =>
+    Buffer.from(encodeEnvelope(foreignRequest({ to: 'agent://echo-agent', capability: 'echo', payload: { n }, replyTo: 'nats://nobody.listens', ...overrides }))).toString('utf8'),
+  );
+}
+
+async function stop(daemon: DaemonProcess): Promise<void> {
+  daemon.signal('SIGTERM');
+  expect(await daemon.exited).toBe(0);
+  daemons.splice(daemons.indexOf(daemon), 1);
+}
+
+function auditFiles(dataDir: string): string[] {
+  return readdirSync(dataDir).filter((name) => /^audit\.jsonl\.\d{12}$/.test(name)).sort();
+}
+
+describe('audit log retention', () => {
+  it('audit retention - the log rotates by size, verify walks the segments as one chain, and segments removed by retention leave a chain that says where it starts', async () => {
+    const { daemon, configDir, dataDir } = await startEcho('audit: { rotate: { maxBytes: 2048 }, retain: { maxBytes: 6144 } }');
+    await publishRaw(nats, echoRequests(60));
+    await until(async () => (await metric(daemon, 'agent_rpc_auth_decisions_total', 'decision="accept"')) === 60, 30_000);
+    await stop(daemon);
+    const segments = auditFiles(dataDir);
+    expect(segments.length).toBeGreaterThan(1);
+    // The oldest segments went: the first kept does not start at seq 0.
+    expect(segments[0]).not.toBe('audit.jsonl.000000000000');
+    const firstSeq = Number(segments[0]!.slice('audit.jsonl.'.length));
+    let bytes = 0;
+    for (const name of segments) bytes += readFileSync(join(dataDir, name)).length;
+    expect(bytes).toBeLessThanOrEqual(6144 + 2048 + 1024);
+
+    const env = { NATS_URL: nats.url, AGENT_DATA_DIR: dataDir, AGENT_HTTP_PORT: '0' };
+    const [human, json, list] = await Promise.all([
+      runCliProcess(['audit', 'verify', '--config', configDir], env),
+      runCliProcess(['audit', 'verify', '--json', '--config', configDir], env),
+      runCliProcess(['audit', 'list', '--json', '--config', configDir], env),
+    ]);
+    expect(human).toMatchObject({ code: 0, stderr: '' });
+    expect(human.stdout).toContain(`chain starts at segment ${segments[0]} (seq ${firstSeq}): ${firstSeq} earlier records removed by retention`);
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, segments: segments.length + 1, chainStart: { segment: segments[0], seq: firstSeq } });
+    const records = list.stdout.trim().split('\n').map((line) => JSON.parse(line) as { seq: number; kind: string });
+    expect(records.map((r) => r.seq)).toEqual(Array.from({ length: records.length }, (_, n) => firstSeq + n));
+    expect(records.filter((r) => r.kind === 'audit_retention').length).toBeGreaterThan(0);
+
+    // Removing a segment by hand is not retention: verify names what is missing.
+    rmSync(join(dataDir, segments[0]!));
+    const tampered = await runCliProcess(['audit', 'verify', '--json', '--config', configDir], env);
+    expect(tampered.code).toBe(1);
+    expect(JSON.parse(tampered.stdout)).toMatchObject({ ok: false, problem: 'deleted', index: 0, seq: Number(segments[1]!.slice('audit.jsonl.'.length)) });
+  }, 90_000);
+
+  it('audit exclude - auth_check.accept is not recorded when excluded; other decisions still are, and the chain verifies', async () => {
+    const { daemon, configDir, dataDir } = await startEcho('audit: { exclude: [auth_check.accept] }');
+    await publishRaw(nats, [...echoRequests(5), ...echoRequests(1, { tenantId: 'someone-else' })]);
+    await until(async () => (await metric(daemon, 'agent_rpc_auth_decisions_total', 'decision="accept"')) === 5, 30_000);
+    await until(async () => (await metric(daemon, 'agent_rpc_dlq_records_total', 'kind="tenant-mismatch"')) === 1, 30_000);
+    await stop(daemon);
+    const env = { NATS_URL: nats.url, AGENT_DATA_DIR: dataDir, AGENT_HTTP_PORT: '0' };
+    const [list, verify] = await Promise.all([runCliProcess(['audit', 'list', '--json', '--config', configDir], env), runCliProcess(['audit', 'verify', '--config', configDir], env)]);
+    expect(list).toMatchObject({ code: 0, stderr: '' });
+    expect(list.stdout.trim().split('\n').map((line) => (JSON.parse(line) as { kind: string }).kind)).toEqual(['tenant_reject']);
+    expect(verify).toMatchObject({ code: 0, stderr: '' });
+  }, 90_000);
 });
