@@ -40,6 +40,8 @@ interface Active {
   bytes: number;
   /** ms of the first record written to the file, undefined while it is empty. */
   oldestAt: number | undefined;
+  /** ms of the last record written to it. */
+  newestAt: number;
 }
 
 /**
@@ -55,7 +57,7 @@ export class JsonlDlqSink implements DlqSink {
   private handle: Promise<FileHandle> | undefined;
   private tail: Promise<void> = Promise.resolve();
   private segments: DlqSegment[] | undefined;
-  private active: Active = { records: 0, bytes: 0, oldestAt: undefined };
+  private active: Active = { records: 0, bytes: 0, oldestAt: undefined, newestAt: 0 };
   private readonly clock: Clock;
 
   constructor(private readonly options: JsonlDlqSinkOptions) {
@@ -83,7 +85,8 @@ export class JsonlDlqSink implements DlqSink {
       if (this.options.fsync ?? true) await handle.sync();
       this.active.records++;
       this.active.bytes += Buffer.byteLength(line);
-      this.active.oldestAt ??= this.clock.now();
+      this.active.newestAt = this.clock.now();
+      this.active.oldestAt ??= this.active.newestAt;
     });
     // The writer hears of a failure through `written`; the tail only orders the next write after this one.
     this.tail = written.catch(() => undefined);
@@ -115,7 +118,7 @@ export class JsonlDlqSink implements DlqSink {
       const counted = await countFile(this.options.path);
       if (counted && counted.records > 0) {
         const first = await this.firstRecordAt();
-        this.active = { records: counted.records, bytes: counted.bytes, oldestAt: first ?? counted.newestAt };
+        this.active = { records: counted.records, bytes: counted.bytes, oldestAt: first ?? counted.newestAt, newestAt: counted.newestAt };
       }
     }
     const now = this.clock.now();
@@ -123,11 +126,11 @@ export class JsonlDlqSink implements DlqSink {
       (retain.maxRecords !== undefined && this.active.records >= Math.ceil(retain.maxRecords / SEGMENTS_PER_BOUND)) ||
       (retain.maxBytes !== undefined && this.active.bytes >= Math.ceil(retain.maxBytes / SEGMENTS_PER_BOUND)) ||
       (retain.maxAgeMs !== undefined && this.active.oldestAt !== undefined && now - this.active.oldestAt >= Math.ceil(retain.maxAgeMs / SEGMENTS_PER_BOUND));
-    if (full && this.active.records > 0) await this.rotate(now);
+    if (full && this.active.records > 0) await this.rotate();
     await this.drop(now);
   }
 
-  private async rotate(now: number): Promise<void> {
+  private async rotate(): Promise<void> {
     const handle = this.handle;
     this.handle = undefined;
     if (handle) await (await handle).close();
@@ -135,8 +138,8 @@ export class JsonlDlqSink implements DlqSink {
     const number = (segments.at(-1)?.number ?? 0) + 1;
     const path = dlqSegmentPath(this.options.path, number);
     await rename(this.options.path, path);
-    segments.push({ path, number, records: this.active.records, bytes: this.active.bytes, newestAt: now });
-    this.active = { records: 0, bytes: 0, oldestAt: undefined };
+    segments.push({ path, number, records: this.active.records, bytes: this.active.bytes, newestAt: this.active.newestAt });
+    this.active = { records: 0, bytes: 0, oldestAt: undefined, newestAt: 0 };
   }
 
   /** Deletes the oldest rotated files while a bound is passed (the file being written is never deleted). */

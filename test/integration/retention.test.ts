@@ -73,7 +73,7 @@ function linesOf(path: string): string[] {
 }
 
 describe('DLQ retention', () => {
-  it('dlq retention - past maxRecords the oldest records are dropped, counted in /metrics and logged; dlq list and show read every DLQ file', async () => {
+  it('dlq retention - past maxRecords the oldest records are dropped, counted in /metrics and logged; dlq list, show and requeue read every DLQ file', async () => {
     const { daemon, configDir, dataDir } = await startEcho('dlq: { retain: { maxRecords: 8 } }');
     await publishRaw(nats, Array.from({ length: 30 }, (_, n) => `not json ${n}`));
     await until(async () => (await metric(daemon, 'agent_rpc_dlq_records_total', 'kind="decode-failed"')) === 30, 30_000);
@@ -95,6 +95,10 @@ describe('DLQ retention', () => {
     const show = await runCliProcess(['dlq', 'show', kept[0]!.id, '--config', configDir], cliEnv(daemon, dataDir));
     expect(show.code).toBe(0);
     expect((JSON.parse(show.stdout) as { raw: string }).raw).toBe(bodies[0]);
+    // The running agent finds a record of a rotated file too, and sends its bytes through again (dead-lettered again: they are not JSON).
+    const requeue = await runCliProcess(['dlq', 'requeue', kept[0]!.id, '--config', configDir], cliEnv(daemon, dataDir));
+    expect(requeue).toMatchObject({ code: 0, stderr: '' });
+    await until(async () => (await metric(daemon, 'agent_rpc_dlq_records_total', 'kind="decode-failed"')) === 31, 30_000);
   }, 90_000);
 });
 
