@@ -189,15 +189,25 @@ export class JsonlDlqSink implements DlqSink {
   }
 
   private async readAll(): Promise<DlqRecord[]> {
+    // A file renamed by a rotation in another process (the daemon, while the CLI reads) is read again under its new name.
+    for (let attempt = 1; ; attempt++) {
+      const records = await this.readFiles(attempt < 3);
+      if (records !== undefined) return records;
+    }
+  }
+
+  /** Undefined when a file went away while reading and `retry` is allowed. */
+  private async readFiles(retry: boolean): Promise<DlqRecord[] | undefined> {
     const records: DlqRecord[] = [];
     for (const path of await dlqFiles(this.options.path)) {
       let text: string;
       try {
         text = await readFile(path, 'utf8');
       } catch (error) {
-        // A file rotated away or dropped while listing: its records are elsewhere, or gone by retention.
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
-        throw error;
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        // Renamed or dropped meanwhile, or (the file itself) not written yet: the last attempt takes what it finds.
+        if (retry) return undefined;
+        continue;
       }
       // A crash mid-append can leave a partial last line; it is skipped, not fatal.
       for (const line of text.split('\n')) {
