@@ -42,6 +42,8 @@ export interface BuildAgentOptions {
   readonly masker?: SecretMasker;
   /** Where the node's spans go (`agent-rpc serve` passes the SDK it set up). Default: the OpenTelemetry API's global provider. */
   readonly tracerProvider?: TracerProvider;
+  /** The process's log.summaryIntervalMs (the first agent's). Default: this agent's own. */
+  readonly warnSummaryIntervalMs?: number;
   /** Hears each call the agent makes and handles (the daemon's flow recorder). */
   readonly flows?: FlowObserver;
 }
@@ -143,7 +145,7 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
     },
     ...(drainTimeoutMs ? { drainTimeoutMs } : {}),
     logger,
-    ...(agent.value.log?.summaryIntervalMs ? { warnSummaryIntervalMs: agent.value.log.summaryIntervalMs } : {}),
+    ...((options.warnSummaryIntervalMs ?? agent.value.log?.summaryIntervalMs) ? { warnSummaryIntervalMs: options.warnSummaryIntervalMs ?? agent.value.log?.summaryIntervalMs } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.tracerProvider ? { tracerProvider: options.tracerProvider } : {}),
     ...(options.flows ? { flows: options.flows } : {}),
