@@ -83,10 +83,10 @@ export type { SecretInput } from './auth/secret-input.js';
 export type { AuthProvider, AuthVerdict, VerifyContext } from './auth/provider.js';
 export { SecretValue } from './secrets/secret-value.js';
 
-export { noAudit, FileAuditLog, AUDIT_FSYNC_POLICIES, type AuditFsyncPolicy, type AuditEntry, type AuditLog, type AuditRecord, type FileAuditLogOptions } from './audit/index.js';
+export { noAudit, FileAuditLog, AUDIT_FSYNC_POLICIES, type AuditFsyncPolicy, type AuditRotation, type AuditRetention, type AuditEntry, type AuditLog, type AuditRecord, type FileAuditLogOptions } from './audit/index.js';
 export { DLQ_KINDS, type DlqKind, type DlqRecord, type DlqSink, type DlqFilter } from './dlq/record.js';
 export { MemoryDlqSink } from './dlq/memory-sink.js';
-export { JsonlDlqSink, type JsonlDlqSinkOptions } from './dlq/jsonl-file-sink.js';
+export { JsonlDlqSink, type JsonlDlqSinkOptions, type DlqRetention, type DlqDropReason } from './dlq/jsonl-file-sink.js';
 export type { IdempotencyStore, ClaimOwner, ClaimResult, StoredReply } from './idempotency/store.js';
 export { MemoryIdempotencyStore, type MemoryIdempotencyStoreOptions } from './idempotency/memory-store.js';
 export { SqliteIdempotencyStore, type SqliteIdempotencyStoreOptions } from './idempotency/sqlite-store.js';

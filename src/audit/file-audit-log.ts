@@ -1,10 +1,16 @@
-import { open, rename, type FileHandle } from 'node:fs/promises';
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { basename } from 'node:path';
 import { systemClock, type Clock } from '../clock.js';
 import { RpcError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { AuditEntry, AuditLog } from './audit-log.js';
 import { GENESIS_HASH, hashRecord, headPathOf, sha256Hex, type AuditHead } from './audit-record.js';
 import { resumeChain } from './resume-chain.js';
+import { auditSegmentPath } from './audit-segments.js';
+import { planAuditRetention, type AuditRetention, type AuditRotation } from './audit-retention.js';
+import { readFirstLine } from './jsonl-lines.js';
+import { parseRecord } from './audit-record.js';
+import { positiveInteger } from '../check-integer.js';
 
 export const AUDIT_FSYNC_POLICIES = ['batch', 'none'] as const;
 export type AuditFsyncPolicy = (typeof AUDIT_FSYNC_POLICIES)[number];
@@ -19,8 +25,25 @@ export interface FileAuditLogOptions {
    */
   readonly fsync?: AuditFsyncPolicy;
   readonly clock?: Clock;
-  /** Told about a write failure, once, when it happens. */
+  /** Told about a write failure, once, when it happens; and (info) of segments retention removed. */
   readonly logger?: Logger;
+  /**
+   * When the log is closed as a segment `<path>.<first seq, 12 digits>` and a new `<path>`
+   * started; the chain runs on across segments. Default: never.
+   */
+  readonly rotate?: AuditRotation;
+  /** How much of the closed segments is kept (checked at each rotation). Default: all. */
+  readonly retain?: AuditRetention;
+  /** Entries not recorded: a kind (`tool_bash`) or a kind and decision (`auth_check.accept`). */
+  readonly exclude?: readonly string[];
+}
+
+/** The options' bounds, checked: caller mistakes fail fast. */
+function checkBounds(bounds: { readonly maxBytes?: number; readonly maxAgeMs?: number } | undefined, field: string): void {
+  if (bounds === undefined) return;
+  if (typeof bounds !== 'object' || bounds === null) throw new TypeError(`FileAuditLog.open: options.${field} must be an object`);
+  if (bounds.maxBytes !== undefined) positiveInteger(bounds.maxBytes, `FileAuditLog.open: options.${field}.maxBytes`);
+  if (bounds.maxAgeMs !== undefined) positiveInteger(bounds.maxAgeMs, `FileAuditLog.open: options.${field}.maxAgeMs`);
 }
 
 /** One write call stays below this, so a long queue does not become one giant string. */
@@ -56,9 +79,21 @@ export class FileAuditLog implements AuditLog {
   /** seq of the last record appended, and of the last one durable with its head file. */
   private appendedSeq: number;
   private durableSeq: number;
+  /** Segments retention removes once the `audit_retention` record saying so is durable. */
+  private pendingRemoval: { readonly files: readonly string[]; readonly afterSeq: number } | undefined;
+  private exclude: ReadonlySet<string> | undefined;
+  private rotate: AuditRotation | undefined;
+  private retain: AuditRetention | undefined;
+  /** seq of the first record of the file being written, and the time it was appended. */
+  private segmentFirstSeq = 0;
+  private segmentStartedAt: number | undefined;
+  /** A segment was closed since retention last looked. */
+  private retentionDue = false;
+  /** Bytes in the file being written, durable or not (`size` counts the durable ones). */
+  private written: number;
 
   private constructor(
-    private readonly file: FileHandle,
+    private file: FileHandle,
     private readonly path: string,
     private readonly fsync: AuditFsyncPolicy,
     private readonly clock: Clock,
@@ -71,6 +106,19 @@ export class FileAuditLog implements AuditLog {
   ) {
     this.appendedSeq = nextSeq - 1;
     this.durableSeq = nextSeq - 1;
+    this.segmentFirstSeq = nextSeq;
+    this.written = size;
+  }
+
+  private configure(options: FileAuditLogOptions, first: { seq: number; at: number } | undefined): this {
+    this.exclude = options.exclude && options.exclude.length > 0 ? new Set(options.exclude) : undefined;
+    this.rotate = options.rotate;
+    this.retain = options.retain;
+    if (first !== undefined) {
+      this.segmentFirstSeq = first.seq;
+      this.segmentStartedAt = first.at;
+    }
+    return this;
   }
 
   /**
@@ -84,11 +132,19 @@ export class FileAuditLog implements AuditLog {
     const fsync = options.fsync ?? 'batch';
     if (!AUDIT_FSYNC_POLICIES.includes(fsync)) throw new TypeError(`FileAuditLog.open: options.fsync must be one of ${AUDIT_FSYNC_POLICIES.join(', ')}`);
     if (options.clock !== undefined && typeof options.clock?.now !== 'function') throw new TypeError('FileAuditLog.open: options.clock must have now()');
+    checkBounds(options.rotate, 'rotate');
+    checkBounds(options.retain, 'retain');
+    if (options.exclude !== undefined && (!Array.isArray(options.exclude) || !options.exclude.every((e) => typeof e === 'string' && e.length > 0))) {
+      throw new TypeError('FileAuditLog.open: options.exclude must be an array of non-empty strings');
+    }
     const resumed = await resumeChain(options.path);
     const file = await open(options.path, 'a');
     const clock = options.clock ?? systemClock;
     const { nextSeq, prevLineHash, lastHash, size } = resumed ?? { nextSeq: 0, prevLineHash: GENESIS_HASH, lastHash: GENESIS_HASH, size: 0 };
-    return new FileAuditLog(file, options.path, fsync, clock, options.logger, nextSeq, prevLineHash, lastHash, size);
+    const firstLine = size > 0 ? await readFirstLine(options.path) : undefined;
+    const firstRecord = firstLine === undefined ? undefined : parseRecord(firstLine.toString('utf8'));
+    const first = firstRecord === undefined ? undefined : { seq: firstRecord.seq, at: Date.parse(firstRecord.at) };
+    return new FileAuditLog(file, options.path, fsync, clock, options.logger, nextSeq, prevLineHash, lastHash, size).configure(options, first);
   }
 
   append(entry: AuditEntry): void {
@@ -98,9 +154,16 @@ export class FileAuditLog implements AuditLog {
     }
     // A broken log records nothing more; the failure is reported by flush() and close().
     if (this.failure) return;
+    const exclude = this.exclude;
+    if (exclude !== undefined && (exclude.has(entry.kind) || (typeof entry['decision'] === 'string' && exclude.has(`${entry.kind}.${entry['decision']}`)))) return;
+    this.chain(entry);
+  }
+
+  private chain(entry: AuditEntry): void {
     // The chain's own fields come from the log, never from the entry.
     const { seq: _seq, at: _at, prev: _prev, hash: _hash, kind, ...fields } = entry;
-    const unhashed = { seq: this.nextSeq, at: new Date(this.clock.now()).toISOString(), kind, ...fields, prev: this.prevLineHash };
+    const now = this.clock.now();
+    const unhashed = { seq: this.nextSeq, at: new Date(now).toISOString(), kind, ...fields, prev: this.prevLineHash };
     // Throws TypeError (and changes nothing) for values JSON cannot carry.
     const hash = hashRecord(unhashed);
     const line = JSON.stringify({ ...unhashed, hash });
@@ -108,6 +171,7 @@ export class FileAuditLog implements AuditLog {
     this.prevLineHash = sha256Hex(line);
     this.lastHash = hash;
     this.queue.push(`${line}\n`);
+    this.segmentStartedAt ??= now;
     this.writing ??= this.drain();
   }
 
@@ -141,18 +205,83 @@ export class FileAuditLog implements AuditLog {
         this.queue = [];
         // Taken now: appends made while this batch is written belong to the next one.
         const head: AuditHead = { seq: this.appendedSeq, hash: this.lastHash };
-        const bytes = await this.writeBatch(batch);
+        // The queue holds the records after the last durable one, in seq order.
+        const firstSeq = this.durableSeq + 1;
+        let from = 0;
+        while (from < batch.length) {
+          if (this.rotationDue()) await this.rotateSegment(firstSeq + from);
+          const to = this.pieceEnd(batch, from);
+          this.written += await this.writeBatch(batch.slice(from, to));
+          from = to;
+          // A segment is synced before it is closed; the last piece is synced below.
+          if (from < batch.length && this.fsync === 'batch' && this.rotationDue()) await this.file.datasync();
+        }
         if (this.fsync === 'batch') await this.file.datasync();
         await this.writeHead(head);
-        this.size += bytes;
+        this.size = this.written;
         this.durableSeq = head.seq;
         this.release(head.seq);
+        const removal = this.pendingRemoval;
+        if (removal !== undefined && this.durableSeq >= removal.afterSeq) await this.removeSegments(removal.files);
+        if (this.retentionDue && this.pendingRemoval === undefined) await this.planRetention();
       }
     } catch (error) {
       await this.fail(error);
     } finally {
       this.writing = undefined;
     }
+  }
+
+  /** Where the lines written from `from` on stop: where the file reaches rotate.maxBytes (one line at least). */
+  private pieceEnd(batch: readonly string[], from: number): number {
+    const maxBytes = this.rotate?.maxBytes;
+    if (maxBytes === undefined) return batch.length;
+    let to = from;
+    let bytes = this.written;
+    while (to < batch.length && (to === from || bytes < maxBytes)) bytes += batch[to++]!.length;
+    return to;
+  }
+
+  private rotationDue(): boolean {
+    const rotate = this.rotate;
+    if (rotate === undefined || this.written === 0) return false;
+    if (rotate.maxBytes !== undefined && this.written >= rotate.maxBytes) return true;
+    return rotate.maxAgeMs !== undefined && this.segmentStartedAt !== undefined && this.clock.now() - this.segmentStartedAt >= rotate.maxAgeMs;
+  }
+
+  /**
+   * Closes the file as the segment `<path>.<first seq>` and starts a new one; the records
+   * queued go to the new file, the first of them linking to the segment's last. A crash
+   * between the rename and the next write leaves no `<path>`: opening resumes from the segment.
+   */
+  private async rotateSegment(nextFirstSeq: number): Promise<void> {
+    await this.file.close();
+    await rename(this.path, auditSegmentPath(this.path, this.segmentFirstSeq));
+    this.file = await open(this.path, 'a');
+    this.size = 0;
+    this.written = 0;
+    this.segmentFirstSeq = nextFirstSeq;
+    this.segmentStartedAt = this.clock.now();
+    this.retentionDue = this.retain !== undefined;
+  }
+
+  /** After a rotation: which closed segments go. Said in the chain first; the files go once that record is durable. */
+  private async planRetention(): Promise<void> {
+    this.retentionDue = false;
+    const plan = await planAuditRetention(this.path, this.retain!, this.clock.now(), this.segmentFirstSeq);
+    if (plan === undefined) return;
+    this.chain(plan.record);
+    this.pendingRemoval = { files: plan.remove, afterSeq: this.appendedSeq };
+  }
+
+  private async removeSegments(files: readonly string[]): Promise<void> {
+    this.pendingRemoval = undefined;
+    for (const file of files) {
+      await unlink(file).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+      });
+    }
+    this.logger?.info({ path: this.path, removed: files.map((file) => basename(file)) }, `audit retention removed ${files.length} closed segment(s)`);
   }
 
   /** Writes the batch's lines in order; returns the bytes written. */

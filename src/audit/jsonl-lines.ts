@@ -83,3 +83,20 @@ export async function readFileEnd(path: string, size: number, block = 64 * 1024)
     await handle.close();
   }
 }
+
+/** The first line of a file, without its "\n"; undefined when the file holds no complete line. */
+export async function readFirstLine(path: string, block = 64 * 1024): Promise<Buffer | undefined> {
+  const handle = await open(path, 'r');
+  try {
+    let buffer = Buffer.alloc(0);
+    for (;;) {
+      const { buffer: read, bytesRead } = await handle.read(Buffer.alloc(block), 0, block, buffer.length);
+      if (bytesRead === 0) return undefined;
+      buffer = Buffer.concat([buffer, read.subarray(0, bytesRead)]);
+      const newline = buffer.indexOf(NEWLINE);
+      if (newline !== -1) return buffer.subarray(0, newline);
+    }
+  } finally {
+    await handle.close();
+  }
+}

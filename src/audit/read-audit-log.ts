@@ -1,5 +1,6 @@
 import { parseRecord, type AuditRecord } from './audit-record.js';
 import { JsonlLines } from './jsonl-lines.js';
+import { auditFiles } from './audit-segments.js';
 import { positiveInteger } from '../check-integer.js';
 
 export interface AuditReadFilter {
@@ -12,17 +13,19 @@ export interface AuditReadFilter {
 }
 
 /**
- * Matching records, oldest first, streamed from the file. Lines that are not records, and
+ * Matching records, oldest first, streamed from the log's closed segments and the file. Lines that are not records, and
  * a cut last line, are skipped: listing is for reading; `verifyAuditLog` reports them.
  * Without `limit` records are yielded as they are read; with it, the last `limit` are
  * held (and only they) until the end of the file.
  */
 export async function* iterateAuditLog(path: string, filter: AuditReadFilter = {}): AsyncGenerator<AuditRecord> {
   const { kind, sinceMs, limit } = checkFilter(path, filter);
-  const lines = new JsonlLines(path);
+  // The closed segments first (oldest first), then the log itself.
+  const files = await auditFiles(path);
+  if (files.length === 0) files.push(path);
   const kept: AuditRecord[] = [];
   let next = 0;
-  for await (const batch of lines.batches()) {
+  for (const file of files) for await (const batch of new JsonlLines(file).batches()) {
     const matching: AuditRecord[] = [];
     for (const line of batch) {
       const record = parseRecord(line.toString('utf8'));

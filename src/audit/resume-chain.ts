@@ -2,6 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { RpcError } from '../errors.js';
 import { headPathOf, parseHead, parseRecord, recomputeHash, sha256Hex, type AuditHead } from './audit-record.js';
 import { countNewlines, readFileEnd } from './jsonl-lines.js';
+import { listAuditSegments } from './audit-segments.js';
 import type { AuditProblem } from './verify-audit-log.js';
 
 /** Where appending continues: the next seq, the last line's byte hash and the file size. */
@@ -18,19 +19,40 @@ export interface ResumePoint {
  * Full checking is `verifyAuditLog`'s job; this refuses what would make the chain lie.
  */
 export async function resumeChain(path: string): Promise<ResumePoint | undefined> {
-  const size = await stat(path).then(
+  const size = await sizeOf(path);
+  const head = await readHead(path);
+  if (size === 0) {
+    // Just after a rotation (or a crash in it) the chain goes on from the last closed segment.
+    const last = (await listAuditSegments(path)).at(-1);
+    if (last !== undefined) {
+      const point = await resumeFrom(path, last.path, await sizeOf(last.path), head);
+      return { ...point, size: 0 };
+    }
+    if (head !== undefined) {
+      throw broken(path, 'truncated', `audit log ${path} is empty but its head file says record ${head.seq} was written: the log was truncated; ${repairOf(path)}`, { headSeq: head.seq });
+    }
+    return undefined;
+  }
+  return resumeFrom(path, path, size, head);
+}
+
+async function sizeOf(path: string): Promise<number> {
+  return stat(path).then(
     (s) => s.size,
     (error: NodeJS.ErrnoException) => {
       if (error.code === 'ENOENT') return 0;
       throw error;
     },
   );
-  const head = await readHead(path);
-  const repair = `run \`agent-rpc audit verify --file ${path}\` and repair the file before appending`;
-  if (size === 0) {
-    if (head !== undefined) throw broken(path, 'truncated', `audit log ${path} is empty but its head file says record ${head.seq} was written: the log was truncated; ${repair}`, { headSeq: head.seq });
-    return undefined;
-  }
+}
+
+function repairOf(path: string): string {
+  return `run \`agent-rpc audit verify --file ${path}\` and repair the file before appending`;
+}
+
+/** Checks the end of `file` (the log, or its last closed segment) against the head file of the log at `path`. */
+async function resumeFrom(logPath: string, path: string, size: number, head: AuditHead | undefined): Promise<ResumePoint> {
+  const repair = repairOf(logPath);
   const { lastLine, rest } = await readFileEnd(path, size);
   if (rest.length > 0) {
     const line = (await countNewlines(path)) + 1;

@@ -1,4 +1,6 @@
+import { basename } from 'node:path';
 import { GENESIS_HASH, parseRecord, recomputeHash, sha256Hex, type AuditHead } from './audit-record.js';
+import { auditFiles } from './audit-segments.js';
 import { JsonlLines } from './jsonl-lines.js';
 import { readHead } from './resume-chain.js';
 
@@ -6,7 +8,18 @@ export const AUDIT_PROBLEMS = ['modified', 'deleted', 'reordered', 'truncated', 
 export type AuditProblem = (typeof AUDIT_PROBLEMS)[number];
 
 export type AuditVerifyResult =
-  | { readonly ok: true; readonly records: number }
+  | {
+      readonly ok: true;
+      readonly records: number;
+      /** Files read (closed segments and the log), when there is more than one. */
+      readonly segments?: number;
+      /**
+       * Where the retained chain starts, when retention removed its beginning: the first
+       * file kept and its first record's seq (records 0..seq-1 were removed, as an
+       * `audit_retention` record in the chain says).
+       */
+      readonly chainStart?: { readonly segment: string; readonly seq: number };
+    }
   | {
       readonly ok: false;
       /** Records read and found intact before the problem. */
@@ -17,6 +30,8 @@ export type AuditVerifyResult =
       /** The seq of the offending record, when there is one to name. */
       readonly seq?: number;
       readonly detail: string;
+      /** The file holding the offending record, when the log has several (closed segments). */
+      readonly segment?: string;
     };
 
 type Failure = Extract<AuditVerifyResult, { ok: false }>;
@@ -42,20 +57,42 @@ export async function verifyAuditLog(path: string): Promise<AuditVerifyResult> {
   } catch (error) {
     headError = error instanceof Error ? error.message : String(error);
   }
+  const files = await auditFiles(path);
+  // A missing log reads as the error it is.
+  if (files.length === 0) files.push(path);
   const check = new ChainCheck();
-  const lines = new JsonlLines(path);
-  for await (const batch of lines.batches()) {
-    for (const line of batch) {
-      const failure = check.next(line);
-      if (failure) return failure;
+  let tail: Buffer | undefined;
+  for (const file of files) {
+    const segment = files.length > 1 ? basename(file) : undefined;
+    if (tail !== undefined) return withSegment(failure('truncated', check.count, `a segment before ${basename(file)} ends without a newline: it was cut mid-record`), segment);
+    const lines = new JsonlLines(file);
+    check.file = basename(file);
+    for await (const batch of lines.batches()) {
+      for (const line of batch) {
+        const found = check.next(line);
+        if (found) return withSegment(found, segment);
+      }
     }
+    tail = lines.tail;
   }
-  return check.end(lines.tail, head, headError);
+  const result = check.end(tail, head, headError);
+  if (!result.ok) return withSegment(result, files.length > 1 ? check.file : undefined);
+  return { ...result, ...(files.length > 1 ? { segments: files.length } : {}) };
+}
+
+function withSegment(found: Failure, segment: string | undefined): Failure {
+  return segment === undefined ? found : { ...found, segment };
 }
 
 /** Checks each record against the one before it. */
 class ChainCheck {
-  private count = 0;
+  count = 0;
+  /** The file being read. */
+  file = '';
+  /** The first record, when it is not seq 0: the log's beginning was removed (by retention, if a record says so). */
+  private start: { readonly seq: number; readonly prev: string; readonly file: string } | undefined;
+  /** The latest `audit_retention` record: where it says the retained chain starts. */
+  private retention: { readonly seq: number; readonly chainStartSeq: number; readonly chainStartPrev: string } | undefined;
   private previous: { readonly seq: number; readonly hash: string; readonly lineHash: string } | undefined;
   /**
    * A record that jumped ahead of its expected seq. Whether the skipped seqs were deleted
@@ -76,6 +113,15 @@ class ChainCheck {
     const record = parseRecord(line.toString('utf8'));
     if (record === undefined) return failure('malformed', index, `line ${index + 1} is not a JSON audit record`);
     if (recomputeHash(record) !== record.hash) return failure('modified', index, `record ${record.seq} (line ${index + 1}) does not match its hash`, record.seq);
+    if (record.kind === 'audit_retention' && Number.isSafeInteger(record['chainStartSeq']) && typeof record['chainStartPrev'] === 'string') {
+      this.retention = { seq: record.seq, chainStartSeq: record['chainStartSeq'] as number, chainStartPrev: record['chainStartPrev'] };
+    }
+    if (this.previous === undefined && index === 0 && record.seq > 0) {
+      // Judged at the end, against what the retention records say was removed.
+      this.start = { seq: record.seq, prev: record.prev, file: this.file };
+      this.previous = { seq: record.seq, hash: record.hash, lineHash: sha256Hex(line) };
+      return undefined;
+    }
     const previous = this.previous;
     const expectedSeq = previous === undefined ? 0 : previous.seq + 1;
     const expectedPrev = previous === undefined ? GENESIS_HASH : previous.lineHash;
@@ -114,8 +160,21 @@ class ChainCheck {
     if (head !== undefined && last !== undefined && head.seq === last.seq && head.hash !== last.hash) {
       return failure('modified', index - 1, `record ${last.seq} (line ${index}) is not the one the head file names`, last.seq);
     }
+    const start = this.start;
+    if (start !== undefined) {
+      const retention = this.retention;
+      const from = retention === undefined ? 0 : retention.chainStartSeq;
+      if (start.seq > from) {
+        const missing = from === start.seq - 1 ? `record ${from} is` : `records ${from}..${start.seq - 1} are`;
+        const said = retention === undefined ? 'no audit_retention record says retention removed them' : `retention (record ${retention.seq}) removed only the records before ${from}`;
+        return failure('deleted', 0, `${missing} missing before the first record (${start.file}): ${said}`, start.seq);
+      }
+      if (start.seq === from && start.prev !== retention!.chainStartPrev) {
+        return failure('modified', 0, `the first record ${start.seq} (${start.file}) does not link to the record retention removed before it`, start.seq);
+      }
+    }
     // A head behind the log is fine: a crash between syncing a batch and renaming the head.
-    return { ok: true, records: index };
+    return { ok: true, records: index, ...(start === undefined ? {} : { chainStart: { segment: start.file, seq: start.seq } }) };
   }
 }
 

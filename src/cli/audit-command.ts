@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { dataDirOf, loadAgentConfig } from '../config/agent-config.js';
 import { iterateAuditLog, verifyAuditLog, type AuditReadFilter, type AuditRecord } from '../audit/index.js';
+import { auditFiles } from '../audit/audit-segments.js';
 import { parseCommandArgs, parseLimit, parseSince } from './args.js';
 import { configDir } from './cli-node.js';
 import { EXIT, UsageError, type CliCommand, type CliIo, type CommandIo } from './command.js';
@@ -23,12 +24,9 @@ async function auditFile(values: { file?: string; config?: string }, io: Command
   return io.env['AGENT_RPC_AUDIT_FILE'] || DEFAULT_FILE;
 }
 
-/** A missing log is a runtime failure (exit 3), reported in one line. */
+/** A missing log (no file and no closed segment of it) is a runtime failure (exit 3), reported in one line. */
 async function requireFile(path: string, io: CliIo): Promise<boolean> {
-  const exists = await stat(path).then(
-    (s) => s.isFile(),
-    () => false,
-  );
+  const exists = (await auditFiles(path)).length > 0;
   if (!exists) io.err(`agent-rpc: audit log ${path} does not exist`);
   return exists;
 }
@@ -79,8 +77,10 @@ export const auditVerifyCommand: CliCommand = {
   summary: 'check the hash chain; report the first modified, deleted, reordered or truncated record',
   usage: `agent-rpc audit verify [--json] [--file <path> | --config <dir>]
 
-  Reads the whole log and checks every record's hash, the chain of prev links, the seq
-  order and the head file (<file>.head). Prints "ok" and exits 0 when all holds;
+  Reads the whole log, its closed segments (<file>.<first seq>) first, and checks every
+  record's hash, the chain of prev links across them, the seq order and the head file
+  (<file>.head). When retention removed the oldest segments, the retained chain must
+  start where its audit_retention record says. Prints "ok" and exits 0 when all holds;
   otherwise prints the first problem (modified, deleted, reordered, truncated or
   malformed) with its 0-based record index and line, and exits 1.
 
@@ -101,10 +101,13 @@ export const auditVerifyCommand: CliCommand = {
       io.out(JSON.stringify({ file: path, ...result, headFile: hasHead, ms }));
     } else if (result.ok) {
       const caveat = hasHead ? '' : '; no head file, so records cut from the end would not show';
-      io.out(`ok: ${result.records} records, chain intact (${ms} ms)${caveat}`);
+      const segments = result.segments === undefined ? '' : ` in ${result.segments} segments`;
+      const start = result.chainStart === undefined ? '' : `; chain starts at segment ${result.chainStart.segment} (seq ${result.chainStart.seq}): ${result.chainStart.seq} earlier records removed by retention`;
+      io.out(`ok: ${result.records} records${segments}, chain intact (${ms} ms)${start}${caveat}`);
     } else {
       const seq = result.seq === undefined ? '' : `, seq ${result.seq}`;
-      io.out(`${result.problem} at record index ${result.index} (line ${result.index + 1}${seq}): ${result.detail}`);
+      const where = result.segment === undefined ? `line ${result.index + 1}` : `segment ${result.segment}`;
+      io.out(`${result.problem} at record index ${result.index} (${where}${seq}): ${result.detail}`);
     }
     return result.ok ? EXIT.ok : EXIT.problem;
   },

@@ -8,6 +8,7 @@ import { alias } from './aliases.js';
 import { receiverAuthSchema } from './auth-config.js';
 import { inboxLimitFields } from './inbox-fields.js';
 import { flowsConfigSchema } from './flows-config.js';
+import { auditConfigSchema, dlqConfigSchema } from './retention-config.js';
 import { remoteNodesConfigSchema, remoteNodeStoreConfigSchema } from './remote-nodes-config.js';
 
 /** agent.yaml `handlers.<capability>` with `type: workflow`: the capability runs a workflow file (docs/workflows.md). */
@@ -119,7 +120,14 @@ export const agentFileSchema = z.strictObject({
     .describe('Runaway-guard limits (docs/guard.md).'),
   tracing: tracingConfigSchema.optional().describe("OpenTelemetry spans of `agent-rpc serve` (docs/observability.md); only the first agent's block of a process counts."),
   log: z
-    .strictObject({ level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info').describe('The lowest level logged.') })
+    .strictObject({
+      level: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info').describe('The lowest level logged.'),
+      summaryIntervalMs: z
+        .int()
+        .min(100)
+        .default(10_000)
+        .describe('Repeated warnings about messages (dead-lettered, auth-rejected, failed handlers) are written once per reason in this interval, then summarised in one line with their count and a sample. Default 10,000.'),
+    })
     .optional()
     .describe("The process's log (pino JSON on stdout); only the first agent's block of a process counts."),
   http: z
@@ -182,6 +190,8 @@ export const agentFileSchema = z.strictObject({
     remoteNodeStoreConfigSchema.optional().describe('Enables the node store managed over /api/v1/remote-nodes; its credentials are encrypted with this key.'),
     'remote_node_store',
   ),
+  audit: auditConfigSchema.prefault({}).describe("The audit log `<dataDir>/audit.jsonl`: rotation, retention and what is recorded (docs/audit.md)."),
+  dlq: dlqConfigSchema.prefault({}).describe('The DLQ `<dataDir>/dlq.jsonl`: its bounds (docs/delivery.md).'),
   dataDir: z.string().default('./data').describe('Where the agent keeps its files (DLQ, audit log, dedupe store, sessions, A2A tasks), relative to the config directory.'),
 });
 export type AgentFile = z.infer<typeof agentFileSchema>;

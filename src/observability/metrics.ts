@@ -18,6 +18,8 @@ export interface RpcMetrics {
   pendingChanged?(size: number): void;
   /** A message was written to the DLQ. */
   dlqRecorded?(kind: DlqKind, reason: string): void;
+  /** DLQ retention dropped this many of the oldest records, because a bound (`records`, `bytes`, `age`) was passed. */
+  dlqDropped?(reason: string, records: number): void;
   /** A redelivered or duplicated message was recognised and not dispatched again. */
   duplicateSkipped?(capability: string): void;
   /** A handler ended after its request had been answered EAGENTRPC_TIMEOUT at the deadline (an HTTP front door's): its result was thrown away. */

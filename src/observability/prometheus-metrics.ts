@@ -20,6 +20,7 @@ export class PrometheusMetrics {
   private readonly inFlight: Gauge<'agent' | 'capability'>;
   private readonly pending: Gauge<'agent'>;
   private readonly dlq: Counter<'agent' | 'kind' | 'reason'>;
+  private readonly dlqDrops: Counter<'agent' | 'reason'>;
   private readonly auth: Counter<'agent' | 'provider' | 'decision' | 'reason'>;
   private readonly redeliveries: Counter<'agent' | 'capability'>;
   private readonly duplicates: Counter<'agent' | 'capability'>;
@@ -48,6 +49,7 @@ export class PrometheusMetrics {
     this.inFlight = new Gauge({ name: 'agent_rpc_handlers_in_flight', help: 'Handlers running now.', labelNames: ['agent', 'capability'], registers });
     this.pending = new Gauge({ name: 'agent_rpc_pending_calls', help: 'Calls waiting for their response.', labelNames: ['agent'], registers });
     this.dlq = new Counter({ name: 'agent_rpc_dlq_records_total', help: 'Messages written to the DLQ, by kind and reason.', labelNames: ['agent', 'kind', 'reason'], registers });
+    this.dlqDrops = new Counter({ name: 'agent_rpc_dlq_dropped_total', help: 'DLQ records deleted by retention, by the bound passed (records, bytes, age).', labelNames: ['agent', 'reason'], registers });
     this.auth = new Counter({ name: 'agent_rpc_auth_decisions_total', help: 'Auth verify decisions, by provider, decision and reason.', labelNames: ['agent', 'provider', 'decision', 'reason'], registers });
     this.redeliveries = new Counter({ name: 'agent_rpc_redeliveries_total', help: 'Deliveries handed back for redelivery.', labelNames: ['agent', 'capability'], registers });
     this.duplicates = new Counter({ name: 'agent_rpc_dedupe_hits_total', help: 'Redelivered or duplicated messages recognised and not dispatched again.', labelNames: ['agent', 'capability'], registers });
@@ -82,6 +84,7 @@ export class PrometheusMetrics {
       },
       pendingChanged: (size: number) => this.pending.set({ agent }, size),
       dlqRecorded: (kind: DlqKind, reason: string) => this.dlq.inc({ agent, kind, reason }),
+      dlqDropped: (reason: string, records: number) => this.dlqDrops.inc({ agent, reason }, records),
       authDecision: (provider: string, decision: 'accept' | 'reject', reason: string | undefined) => this.auth.inc({ agent, provider, decision, reason: reason ?? '' }),
       redeliveryRequested: (capability: string) => this.redeliveries.inc({ agent, capability }),
       duplicateSkipped: (capability: string) => this.duplicates.inc({ agent, capability }),

@@ -70,6 +70,12 @@ export interface AgentNodeOptions {
   /** How long `close()` waits for running handlers. Default 10,000 ms. */
   readonly drainTimeoutMs?: number;
   readonly logger?: Logger;
+  /**
+   * Repeated warnings about messages (dead-lettered, auth-rejected, failed handlers) are
+   * written once per reason in this interval and then summarised with a count and a sample
+   * (docs/observability.md). Default 10,000 ms.
+   */
+  readonly warnSummaryIntervalMs?: number;
   readonly metrics?: RpcMetrics;
   /**
    * Where the node's spans go. Default: the OpenTelemetry API's global provider, a no-op

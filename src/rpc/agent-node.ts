@@ -13,6 +13,8 @@ import { Dedupe } from '../idempotency/dedupe.js';
 import { MemoryIdempotencyStore } from '../idempotency/memory-store.js';
 import { silentLogger } from '../observability/logger.js';
 import { noMetrics } from '../observability/metrics.js';
+import { RepeatedWarnings } from '../observability/repeated-warnings.js';
+import { positiveInteger } from '../check-integer.js';
 import { RpcTracing } from '../observability/tracing/rpc-tracing.js';
 import { noFlows } from '../observability/flow-observer.js';
 import { formatReplyTo, type RpcTransport, type Subscription, type TransportKind } from '../transport.js';
@@ -113,6 +115,7 @@ export class AgentNode {
       ),
       bus: new LocalBus(logger),
       logger,
+      warnings: new RepeatedWarnings(logger, positiveInteger(options.warnSummaryIntervalMs ?? 10_000, 'AgentNode: warnSummaryIntervalMs')),
       metrics,
       tracing: new RpcTracing(options.tracerProvider),
       flows: options.flows ?? noFlows,
@@ -244,6 +247,7 @@ export class AgentNode {
     this.connections.stop();
     this.#core.registry.close();
     for (const transport of this.#core.transports.values()) await transport.close();
+    this.#core.warnings.flush();
     this.state = 'closed';
   }
 

@@ -24,7 +24,7 @@ export function recordAuthDecision(core: Telemetry & Pick<NodeIdentity, 'agentId
   }
   if (!verdict.ok && core.logger.isLevelEnabled('warn')) {
     const { messageId, correlationId, capability, from, to } = envelope;
-    core.logger.warn({ messageId, correlationId, capability, from, to, provider, reason: verdict.reason }, `auth rejected: ${verdict.reason}`);
+    core.warnings.warn(`auth:${provider}:${verdict.reason}`, { provider, reason: verdict.reason }, () => ({ messageId, correlationId, capability, from, to, provider, reason: verdict.reason }), `auth rejected: ${verdict.reason}`);
   }
 }
 

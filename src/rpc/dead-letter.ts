@@ -64,8 +64,10 @@ export async function deadLetter(
   if (envelope) core.flows.deadLettered?.(envelope, input.kind, input.reason);
   await publishDlqCopy(core, core.transports.get(transport), record);
   if (core.logger.isLevelEnabled('warn')) {
-    core.logger.warn(
-      {
+    core.warnings.warn(
+      `dlq:${input.kind}:${input.reason}`,
+      { kind: input.kind, reason: input.reason },
+      () => ({
         dlqId: record.id,
         kind: input.kind,
         reason: input.reason,
@@ -76,7 +78,7 @@ export async function deadLetter(
         capability: envelope?.capability,
         from: envelope?.from,
         to: envelope?.to,
-      },
+      }),
       `message sent to DLQ: ${input.kind} (${input.reason})`,
     );
   }

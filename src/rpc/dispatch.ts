@@ -201,8 +201,10 @@ function flowBudgetError(core: InboxCore, envelope: AgentRpcEnvelope): RpcError 
 
 function logHandlerError(core: InboxCore, envelope: AgentRpcEnvelope, error: RpcError): void {
   if (!core.logger.isLevelEnabled('warn')) return;
-  core.logger.warn(
-    { code: error.code, err: error.cause ?? error, ...requestLogBindings(envelope), to: envelope.to },
+  core.warnings.warn(
+    `handler:${envelope.capability}:${error.code}`,
+    { capability: envelope.capability, code: error.code },
+    () => ({ code: error.code, err: error.cause ?? error, ...requestLogBindings(envelope), to: envelope.to }),
     `handler for ${envelope.capability} failed: ${error.message}`,
   );
 }

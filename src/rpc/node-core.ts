@@ -8,6 +8,7 @@ import type { Clock } from '../clock.js';
 import type { DlqSink } from '../dlq/record.js';
 import type { Dedupe } from '../idempotency/dedupe.js';
 import type { Logger } from '../observability/logger.js';
+import type { RepeatedWarnings } from '../observability/repeated-warnings.js';
 import type { RpcMetrics } from '../observability/metrics.js';
 import type { RpcTracing } from '../observability/tracing/rpc-tracing.js';
 import type { FlowObserver } from '../observability/flow-observer.js';
@@ -56,6 +57,8 @@ export interface NodeIdentity {
 /** Where the node reports: every part of it may log, count and audit. */
 export interface Telemetry {
   readonly logger: Logger;
+  /** Warnings about messages, one per reason per interval and then a summary: bad input must not flood the log. */
+  readonly warnings: RepeatedWarnings;
   readonly metrics: RpcMetrics;
   /** Spans of calls, deliveries and handler runs (no-op until an OpenTelemetry SDK is registered or given). */
   readonly tracing: RpcTracing;

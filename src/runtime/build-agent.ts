@@ -42,6 +42,8 @@ export interface BuildAgentOptions {
   readonly masker?: SecretMasker;
   /** Where the node's spans go (`agent-rpc serve` passes the SDK it set up). Default: the OpenTelemetry API's global provider. */
   readonly tracerProvider?: TracerProvider;
+  /** The process's log.summaryIntervalMs (the first agent's). Default: this agent's own. */
+  readonly warnSummaryIntervalMs?: number;
   /** Hears each call the agent makes and handles (the daemon's flow recorder). */
   readonly flows?: FlowObserver;
 }
@@ -82,7 +84,8 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
     closers.push(async () => sqlite.close());
     store = sqlite;
   }
-  const audit = await FileAuditLog.open({ path: join(dataDir, 'audit.jsonl'), logger: logger.child({ agentId: id }) });
+  const { rotate, retain, exclude } = agent.value.audit;
+  const audit = await FileAuditLog.open({ path: join(dataDir, 'audit.jsonl'), logger: logger.child({ agentId: id }), rotate, retain, exclude });
   closers.push(() => audit.close());
   const { guardStore, replayStore, onReplayStoreError } = await openSharedStores(agent.value, logger, options.metrics ?? noMetrics, closers);
   const authContext = {
@@ -121,7 +124,12 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
     ...(guardStore ? { guardStore } : {}),
     ...(implicitFlow === undefined ? {} : { implicitFlow }),
     capabilities: capabilities.value.capabilities,
-    dlq: new JsonlDlqSink({ path: join(dataDir, 'dlq.jsonl') }),
+    dlq: new JsonlDlqSink({
+      path: join(dataDir, 'dlq.jsonl'),
+      retain: agent.value.dlq.retain,
+      logger: logger.child({ agentId: id }),
+      onDropped: (reason, records) => options.metrics?.dlqDropped?.(reason, records),
+    }),
     ...(options.approvals ? { approvals: options.approvals } : {}),
     idempotency: {
       ...(store ? { store } : {}),
@@ -137,6 +145,7 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
     },
     ...(drainTimeoutMs ? { drainTimeoutMs } : {}),
     logger,
+    ...((options.warnSummaryIntervalMs ?? agent.value.log?.summaryIntervalMs) ? { warnSummaryIntervalMs: options.warnSummaryIntervalMs ?? agent.value.log?.summaryIntervalMs } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.tracerProvider ? { tracerProvider: options.tracerProvider } : {}),
     ...(options.flows ? { flows: options.flows } : {}),

@@ -79,7 +79,8 @@ export async function startDaemon(dirs: string | readonly string[], transports: 
     // The first agent's node store serves the remote-node API of the process.
     remoteRoutes ??= remote.routes;
     const recorder = flows.recorderFor(config);
-    const built = await buildAgent(config, { logger, env, shared, metrics: metrics.forAgent(config.agent.value.agent.id), remoteNodes: remote.resolver, approvals: a2a.runs.gateOver(sessions.manager.prompts), masker, tracerProvider: tracing.provider, ...(recorder ? { flows: recorder } : {}) });
+    const summaryIntervalMs = first.agent.value.log?.summaryIntervalMs;
+    const built = await buildAgent(config, { logger, env, shared, ...(summaryIntervalMs ? { warnSummaryIntervalMs: summaryIntervalMs } : {}), metrics: metrics.forAgent(config.agent.value.agent.id), remoteNodes: remote.resolver, approvals: a2a.runs.gateOver(sessions.manager.prompts), masker, tracerProvider: tracing.provider, ...(recorder ? { flows: recorder } : {}) });
     sessions.manager.attach({ port: built.node.inbound, ...defaultCapabilityOf(config) });
     const capabilities = config.capabilities.value.capabilities;
     const a2aSettings = config.agent.value.a2a;

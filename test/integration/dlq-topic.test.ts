@@ -77,8 +77,9 @@ describe('DLQ topic', () => {
       await node.start();
       await raw.connect();
       for (let i = 0; i < 8; i++) await raw.publish('agents.svc.requests', { body: Buffer.from('[1,2,3]') });
-      await until(() => lines.filter((line) => line.includes('message sent to DLQ')).length === 8);
-      expect(await node.dlq.list()).toHaveLength(8);
+      await until(async () => (await node.dlq.list()).length === 8);
+      // The eight records of one reason are one warning in full; the repeats are summarised later.
+      expect(lines.filter((line) => line.includes('message sent to DLQ')).length).toBe(1);
       expect(lines.filter((line) => line.includes('not published to the DLQ topic')).length).toBeLessThanOrEqual(1);
     } finally {
       await raw.close();
