@@ -4,50 +4,12 @@ import { systemClock, type Clock } from '../clock.js';
 import { RpcError } from '../errors.js';
 import type { Logger } from '../observability/logger.js';
 import type { AuditEntry, AuditLog } from './audit-log.js';
-import { GENESIS_HASH, hashRecord, headPathOf, sha256Hex, type AuditHead } from './audit-record.js';
+import { GENESIS_HASH, hashRecord, headPathOf, parseRecord, sha256Hex, type AuditHead } from './audit-record.js';
 import { resumeChain } from './resume-chain.js';
 import { auditSegmentPath } from './audit-segments.js';
 import { planAuditRetention, type AuditRetention, type AuditRotation } from './audit-retention.js';
-import { readFirstLine } from './jsonl-lines.js';
-import { parseRecord } from './audit-record.js';
-import { positiveInteger } from '../check-integer.js';
-
-export const AUDIT_FSYNC_POLICIES = ['batch', 'none'] as const;
-export type AuditFsyncPolicy = (typeof AUDIT_FSYNC_POLICIES)[number];
-
-export interface FileAuditLogOptions {
-  /** The JSONL file; created when missing. The head file is `<path>.head`. */
-  readonly path: string;
-  /**
-   * `batch` (default): each batch is written, then fdatasync'ed, before `flush()` resolves
-   * and before the head file moves on. `none`: no fsync; the OS writes back when it likes,
-   * so a power loss (not a process crash) may lose seconds of records.
-   */
-  readonly fsync?: AuditFsyncPolicy;
-  readonly clock?: Clock;
-  /** Told about a write failure, once, when it happens; and (info) of segments retention removed. */
-  readonly logger?: Logger;
-  /**
-   * When the log is closed as a segment `<path>.<first seq, 12 digits>` and a new `<path>`
-   * started; the chain runs on across segments. Default: never.
-   */
-  readonly rotate?: AuditRotation;
-  /** How much of the closed segments is kept (checked at each rotation). Default: all. */
-  readonly retain?: AuditRetention;
-  /** Entries not recorded: a kind (`tool_bash`) or a kind and decision (`auth_check.accept`). */
-  readonly exclude?: readonly string[];
-}
-
-/** The options' bounds, checked: caller mistakes fail fast. */
-function checkBounds(bounds: { readonly maxBytes?: number; readonly maxAgeMs?: number } | undefined, field: string): void {
-  if (bounds === undefined) return;
-  if (typeof bounds !== 'object' || bounds === null) throw new TypeError(`FileAuditLog.open: options.${field} must be an object`);
-  if (bounds.maxBytes !== undefined) positiveInteger(bounds.maxBytes, `FileAuditLog.open: options.${field}.maxBytes`);
-  if (bounds.maxAgeMs !== undefined) positiveInteger(bounds.maxAgeMs, `FileAuditLog.open: options.${field}.maxAgeMs`);
-}
-
-/** One write call stays below this, so a long queue does not become one giant string. */
-const MAX_WRITE_BYTES = 4 * 1024 * 1024;
+import { readFirstLine, writeLines } from './jsonl-lines.js';
+import { checkFileAuditLogOptions, type AuditFsyncPolicy, type FileAuditLogOptions } from './file-audit-log-options.js';
 
 interface Waiter {
   readonly seq: number;
@@ -127,16 +89,7 @@ export class FileAuditLog implements AuditLog {
    * not match its hash, and a log shorter than its head file says.
    */
   static async open(options: FileAuditLogOptions): Promise<FileAuditLog> {
-    if (typeof options !== 'object' || options === null) throw new TypeError('FileAuditLog.open: options must be an object');
-    if (typeof options.path !== 'string' || options.path.length === 0) throw new TypeError('FileAuditLog.open: options.path must be a non-empty string');
-    const fsync = options.fsync ?? 'batch';
-    if (!AUDIT_FSYNC_POLICIES.includes(fsync)) throw new TypeError(`FileAuditLog.open: options.fsync must be one of ${AUDIT_FSYNC_POLICIES.join(', ')}`);
-    if (options.clock !== undefined && typeof options.clock?.now !== 'function') throw new TypeError('FileAuditLog.open: options.clock must have now()');
-    checkBounds(options.rotate, 'rotate');
-    checkBounds(options.retain, 'retain');
-    if (options.exclude !== undefined && (!Array.isArray(options.exclude) || !options.exclude.every((e) => typeof e === 'string' && e.length > 0))) {
-      throw new TypeError('FileAuditLog.open: options.exclude must be an array of non-empty strings');
-    }
+    const fsync = checkFileAuditLogOptions(options);
     const resumed = await resumeChain(options.path);
     const file = await open(options.path, 'a');
     const clock = options.clock ?? systemClock;
@@ -211,7 +164,7 @@ export class FileAuditLog implements AuditLog {
         while (from < batch.length) {
           if (this.rotationDue()) await this.rotateSegment(firstSeq + from);
           const to = this.pieceEnd(batch, from);
-          this.written += await this.writeBatch(batch.slice(from, to));
+          this.written += await writeLines(this.file, batch.slice(from, to), this.path);
           from = to;
           // A segment is synced before it is closed; the last piece is synced below.
           if (from < batch.length && this.fsync === 'batch' && this.rotationDue()) await this.file.datasync();
@@ -282,28 +235,6 @@ export class FileAuditLog implements AuditLog {
       });
     }
     this.logger?.info({ path: this.path, removed: files.map((file) => basename(file)) }, `audit retention removed ${files.length} closed segment(s)`);
-  }
-
-  /** Writes the batch's lines in order; returns the bytes written. */
-  private async writeBatch(batch: string[]): Promise<number> {
-    let written = 0;
-    let from = 0;
-    while (from < batch.length) {
-      let to = from;
-      let bytes = 0;
-      while (to < batch.length && (to === from || bytes + batch[to]!.length <= MAX_WRITE_BYTES)) bytes += batch[to++]!.length;
-      const data = Buffer.from(batch.slice(from, to).join(''));
-      // write(2) may write less than asked (e.g. a full disk); carry on from there.
-      let offset = 0;
-      while (offset < data.length) {
-        const { bytesWritten } = await this.file.write(data, offset, data.length - offset);
-        if (bytesWritten === 0) throw new RpcError('EAGENTRPC_AUDIT_WRITE_FAILED', `audit log ${this.path}: write made no progress`, { details: { path: this.path } });
-        offset += bytesWritten;
-      }
-      written += data.length;
-      from = to;
-    }
-    return written;
   }
 
   /**

@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
+import { RpcError } from '../errors.js';
 
 const NEWLINE = 0x0a;
 
@@ -99,4 +100,29 @@ export async function readFirstLine(path: string, block = 64 * 1024): Promise<Bu
   } finally {
     await handle.close();
   }
+}
+
+/** One write call stays below this, so a long queue does not become one giant string. */
+const MAX_WRITE_BYTES = 4 * 1024 * 1024;
+
+/** Appends the lines to the log `path` open as `file`, in order; returns the bytes written. */
+export async function writeLines(file: FileHandle, lines: readonly string[], path: string): Promise<number> {
+  let written = 0;
+  let from = 0;
+  while (from < lines.length) {
+    let to = from;
+    let bytes = 0;
+    while (to < lines.length && (to === from || bytes + lines[to]!.length <= MAX_WRITE_BYTES)) bytes += lines[to++]!.length;
+    const data = Buffer.from(lines.slice(from, to).join(''));
+    // write(2) may write less than asked (e.g. a full disk); carry on from there.
+    let offset = 0;
+    while (offset < data.length) {
+      const { bytesWritten } = await file.write(data, offset, data.length - offset);
+      if (bytesWritten === 0) throw new RpcError('EAGENTRPC_AUDIT_WRITE_FAILED', `audit log ${path}: write made no progress`, { details: { path } });
+      offset += bytesWritten;
+    }
+    written += data.length;
+    from = to;
+  }
+  return written;
 }
