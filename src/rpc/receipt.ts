@@ -26,6 +26,8 @@ export interface DeliverySource {
   readonly execution?: ExecutionScope;
   /** The transport is a gateway (TransportTraits.gateway): responses it hands over were made by it, not signed by a peer. */
   readonly gateway?: boolean;
+  /** The `messaging.system` of its spans when not `kind`: the inbound port's front doors speak `http`. */
+  readonly system?: string;
 }
 
 /** A claimed message the inbox will not dispatch, and why. */
