@@ -10,8 +10,9 @@ export const callCommand: CliCommand = {
   usage: `agent-rpc call agent://<id> <capability> [--payload '<json>'] [--mode sync|async|fire-and-forget] [--timeout <ms>] [--config <dir>] [--url <daemon>]
 
   Calls as the agent configured in --config (default $AGENT_RPC_CONFIG or .): its
-  transports, peer table and credentials. Prints the call result as JSON. Exit 0 when the
-  status is ok, 1 for an error or timeout result.
+  transports, peer table and credentials. Prints the call result as JSON, a failed call's
+  error as {name, code, message, retriable, details}. Exit 0 when the status is ok, 1 for
+  an error or timeout result.
 
   --url   reach the agent through a running daemon's session API (e.g. the npm start
           fleet at http://127.0.0.1:9464), authenticated with $AGENT_RPC_TOKEN; the
@@ -41,7 +42,8 @@ export const callCommand: CliCommand = {
       node.requestAgent({ to, capability, payload, mode, ...(timeoutMs !== undefined ? { timeoutMs } : {}) }),
       values.url !== undefined ? { url: values.url } : {},
     );
-    io.out(JSON.stringify(result));
+    // An Error's message is not an enumerable property: the error is printed as it crosses the wire.
+    io.out(JSON.stringify(result.error ? { ...result, error: { name: result.error.name, ...result.error.toWire() } } : result));
     return result.status === 'ok' ? EXIT.ok : EXIT.problem;
   },
 };

@@ -21,6 +21,9 @@ export const serveCommand: CliCommand = {
     // and the session API, which no other command needs, into every CLI start.
     const { startDaemon, serveUntilSignalled } = await import('../runtime/daemon.js');
     const daemon = await startDaemon(dirs, io.transports, { env: io.env });
-    return serveUntilSignalled(daemon);
+    const code = await serveUntilSignalled(daemon);
+    // Everything the daemon opened is closed: a broker client still retrying in the
+    // background (kafkajs, its broker gone) must not keep the process from exiting.
+    process.exit(code);
   },
 };

@@ -118,6 +118,8 @@ export async function dispatchRequest(core: InboxCore, envelope: AgentRpcEnvelop
     logHandlerError(core, envelope, failure);
     settled = await sendFinal({ error: failure.toWire(), ok: false });
   }
+  // A request answered with an error failed: its process span says so, not only the handler's.
+  if (!settled.payload.ok) core.tracing.failed(receipt.span, settled.payload.error);
   return receipt.answer(settled.reply, { ...(settled.sent ? { sent: settled.sent } : {}), payload: settled.payload });
 }
 

@@ -84,6 +84,8 @@ export function createInboundPort(core: InboxCore, inbox: Inbox, isRunning: () =
       const onReply = message.onReply;
       const source: DeliverySource = {
         kind: INBOUND_PORT_KIND,
+        // Every front door handing messages to the port is HTTP (session API, /execute, A2A).
+        system: 'http',
         redelivers: true,
         boundsHandlers: true,
         ...(message.execution ? { execution: message.execution } : {}),

@@ -28,6 +28,8 @@ export interface DeliverySource {
   readonly gateway?: boolean;
   /** The caller waits on this exchange (an HTTP front door): at the request's deadline it is answered EAGENTRPC_TIMEOUT even while the handler runs on. */
   readonly boundsHandlers?: boolean;
+  /** The `messaging.system` of its spans when not `kind`: the inbound port's front doors speak `http`. */
+  readonly system?: string;
 }
 
 /** A claimed message the inbox will not dispatch, and why. */

@@ -1,6 +1,7 @@
 import type { TracerProvider } from '@opentelemetry/api';
 import { DEFAULT_TRACING_ENDPOINTS, type TracingConfig } from '../config/tracing-config.js';
 import type { Logger } from '../observability/logger.js';
+import { zipkinExporter } from './zipkin-exporter.js';
 
 /** The OpenTelemetry SDK of an `agent-rpc serve` process, when agent.yaml asks for one. */
 export interface ProcessTracing {
@@ -25,11 +26,8 @@ export async function startProcessTracing(config: TracingConfig | undefined, age
     import('@opentelemetry/resources'),
   ]);
   const url = config.endpoint ?? DEFAULT_TRACING_ENDPOINTS[config.exporter];
-  const exporter =
-    config.exporter === 'zipkin'
-      ? new (await import('@opentelemetry/exporter-zipkin')).ZipkinExporter({ url })
-      : new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter({ url });
   const serviceName = config.serviceName ?? agentIds.join(',');
+  const exporter = config.exporter === 'zipkin' ? await zipkinExporter(url, serviceName) : new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter({ url });
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ 'service.name': serviceName }),
     sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(config.sampleRatio) }),

@@ -52,7 +52,15 @@ describe('agent-rpc serve and the operator commands, on real NATS', () => {
   it('daemon - a call to an unknown capability exits 1 with the typed error', async () => {
     const run = await runCliProcess(['call', 'agent://echo-agent', 'nope', '--config', configDir, '--timeout', '10000'], env);
     expect(run.code).toBe(1);
-    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'error', error: { code: 'EAGENTRPC_UNKNOWN_CAPABILITY' } });
+    expect(JSON.parse(run.stdout)).toMatchObject({ status: 'error', error: { code: 'EAGENTRPC_UNKNOWN_CAPABILITY', message: expect.any(String), retriable: false } });
+  });
+
+  it('daemon - call prints a timed-out call\'s error with its message', async () => {
+    const run = await runCliProcess(['call', 'agent://echo-agent', 'slow', '--payload', '{"ms":2000}', '--config', configDir, '--timeout', '300'], env);
+    expect(run.code).toBe(1);
+    const printed = JSON.parse(run.stdout) as { status: string; error: { code: string; message: unknown } };
+    expect(printed).toMatchObject({ status: 'timeout', error: { code: 'EAGENTRPC_TIMEOUT' } });
+    expect(printed.error.message).toEqual(expect.stringMatching(/\S/));
   });
 
   it('daemon - dlq list, show and requeue operate on the running agent', async () => {

@@ -13,6 +13,7 @@ describe('tracing - attributes', () => {
       'messaging.destination.name': 'agents.b.requests',
       'messaging.message.id': 'm-1',
       'messaging.message.conversation_id': 'c-1',
+      'peer.service': 'a',
       'agent_rpc.capability': 'review-pr',
       'agent_rpc.from': 'agent://a',
       'agent_rpc.to': 'agent://b',
@@ -24,6 +25,8 @@ describe('tracing - attributes', () => {
     const attributes = messagingAttributes('send', 'memory', 'agents.b.requests', { capability: 'x', from: 'agent://a', to: 'agent://b', correlationId: 'c' });
     expect(attributes).not.toHaveProperty('messaging.message.id');
     expect(attributes).not.toHaveProperty('agent_rpc.kind');
+    // The peer of a send is the callee.
+    expect(attributes['peer.service']).toBe('b');
   });
 
   it('tracing - model requests carry gen_ai model and token attributes and the cost; cached tokens only when there are some', () => {

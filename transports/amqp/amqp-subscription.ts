@@ -115,7 +115,7 @@ async function redeliver(message: AsyncMessage, deliveryId: string, attempt: num
     await options.publisher.send({ exchange: '', routingKey: options.props.queue, messageId, correlationId, durable, headers: raised }, message.body);
     return ACK;
   } catch (error) {
-    options.logger.warn({ err: error, transport: 'amqp', topic: options.topic }, 'amqp: a nacked message could not be republished; the broker requeues it');
+    options.logger.warn({ err: error, topic: options.topic }, 'amqp: a nacked message could not be republished; the broker requeues it');
     return REQUEUE;
   }
 }
@@ -172,7 +172,7 @@ export async function consumeQueue(rabbit: Connection, options: ConsumeOptions):
       });
     },
   );
-  consumer.on('error', (error: unknown) => logger.warn({ err: error, transport: 'amqp', topic, queue: options.props.queue }, 'amqp consumer error; the client sets it up again'));
+  consumer.on('error', (error: unknown) => logger.warn({ err: error, topic, queue: options.props.queue }, 'amqp consumer error; the client sets it up again'));
   let ready = false;
   let timer: NodeJS.Timeout | undefined;
   await new Promise<void>((resolve, reject) => {

@@ -58,11 +58,11 @@ class AmqpTransport extends TransportBase {
     let lastError: unknown;
     rabbit.on('connection', () => {
       if (++connections > 1) metrics.transportReconnected?.('amqp');
-      if (this.logger.isLevelEnabled('info')) this.logger.info({ transport: 'amqp', connections }, 'amqp connection established');
+      if (this.logger.isLevelEnabled('info')) this.logger.info({ connections }, 'amqp connection established');
     });
     rabbit.on('error', (error: unknown) => {
       lastError = error;
-      this.logger.warn({ err: error, transport: 'amqp' }, 'amqp connection error; reconnecting');
+      this.logger.warn({ err: error }, 'amqp connection error; reconnecting');
     });
     try {
       await rabbit.onConnect(connectTimeoutMs);

@@ -49,6 +49,8 @@ export const kafkaConfigSchema = z.strictObject({
   lingerMs: z.int().min(0).optional(),
   commitIntervalMs: z.int().min(0).optional(),
   publishTimeoutMs: count.optional(),
+  sessionTimeoutMs: count.optional(),
+  heartbeatIntervalMs: count.optional(),
   client: kafkaClientSchema.optional(),
 });
 export type KafkaTransportConfig = z.infer<typeof kafkaConfigSchema>;

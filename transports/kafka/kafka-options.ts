@@ -22,6 +22,9 @@ export type KafkaClientOptions = Omit<KafkaConfig, 'brokers' | 'clientId' | 'log
  * - `lingerMs`: how long publishes wait to be sent together in one request. Default 0 (same tick).
  * - `commitIntervalMs`: at most one offset commit per subscription per this many ms. Default 100.
  * - `publishTimeoutMs`: a publish the broker has not acknowledged by then fails. Default 30,000.
+ * - `sessionTimeoutMs`: how long the group waits for a consumer that stopped heartbeating
+ *   (a killed instance) before its partitions move on. Default 10,000.
+ * - `heartbeatIntervalMs`: how often consumers heartbeat; below sessionTimeoutMs. Default 1,000.
  */
 export interface KafkaTransportOptions extends Omit<KafkaTransportConfig, 'brokers' | 'client'> {
   readonly brokers: readonly string[];
@@ -43,6 +46,8 @@ export interface ResolvedKafkaOptions {
   readonly lingerMs: number;
   readonly commitIntervalMs: number;
   readonly publishTimeoutMs: number;
+  readonly sessionTimeoutMs: number;
+  readonly heartbeatIntervalMs: number;
   readonly client: KafkaClientOptions;
   readonly metrics: RpcMetrics;
 }
@@ -56,6 +61,9 @@ export function resolveKafkaOptions(options: KafkaTransportOptions): ResolvedKaf
   }
   const clientId = options.clientId ?? 'agent-rpc';
   if (typeof clientId !== 'string' || clientId.length === 0) throw new TypeError('kafkaTransport: clientId must be a non-empty string');
+  const sessionTimeoutMs = positiveInteger(options.sessionTimeoutMs ?? 10_000, field('sessionTimeoutMs'));
+  const heartbeatIntervalMs = positiveInteger(options.heartbeatIntervalMs ?? Math.min(1_000, Math.floor(sessionTimeoutMs / 3)), field('heartbeatIntervalMs'));
+  if (heartbeatIntervalMs >= sessionTimeoutMs) throw new RangeError(`${field('heartbeatIntervalMs')} (${heartbeatIntervalMs}) must be below sessionTimeoutMs (${sessionTimeoutMs})`);
   return {
     brokers: [...options.brokers],
     clientId,
@@ -66,6 +74,8 @@ export function resolveKafkaOptions(options: KafkaTransportOptions): ResolvedKaf
     lingerMs: nonNegativeInteger(options.lingerMs ?? 0, field('lingerMs')),
     commitIntervalMs: nonNegativeInteger(options.commitIntervalMs ?? 100, field('commitIntervalMs')),
     publishTimeoutMs: positiveInteger(options.publishTimeoutMs ?? 30_000, field('publishTimeoutMs')),
+    sessionTimeoutMs,
+    heartbeatIntervalMs,
     client: options.client ?? {},
     metrics: options.metrics ?? noMetrics,
   };

@@ -21,6 +21,9 @@ export interface KafkaSubscriptionSettings {
   readonly maxInflight: number;
   readonly maxWaitTimeInMs: number;
   readonly commitIntervalMs: number;
+  /** The group's wait for a consumer that stopped heartbeating, and the heartbeat interval. */
+  readonly sessionTimeoutMs: number;
+  readonly heartbeatIntervalMs: number;
   readonly logger: Logger;
   readonly metrics: RpcMetrics;
   /** Hears when this consumer fails (kafkajs restarts it, or not) and when it has rejoined its group. */
@@ -48,6 +51,8 @@ export class KafkaSubscription {
   /** Start offsets not yet committed, by partition (see KafkaSubscriptionSettings.startOffsets). */
   private readonly startPending = new Map<number, string>();
   private startCommitted: (() => void) | undefined;
+  /** Between a consumer failure and its rejoin: the broker is not answering this consumer. */
+  private failed = false;
   private abortStart: ((error: unknown) => void) | undefined;
 
   constructor(
@@ -60,10 +65,12 @@ export class KafkaSubscription {
       maxWaitTimeInMs: settings.maxWaitTimeInMs,
       minBytes: 1,
       allowAutoTopicCreation: false,
-      // Short sessions: a dead replica's partitions move on within seconds.
-      sessionTimeout: 10_000,
-      heartbeatInterval: 1_000,
-      rebalanceTimeout: 10_000,
+      // Short sessions: a dead replica's partitions (or a killed instance's, when it
+      // restarts) move on within seconds. A rebalance waits for members as long as a
+      // session lasts, so a dead member is dropped by its session, not by the rebalance.
+      sessionTimeout: settings.sessionTimeoutMs,
+      heartbeatInterval: settings.heartbeatIntervalMs,
+      rebalanceTimeout: Math.max(10_000, settings.sessionTimeoutMs),
     });
     this.committer = new OffsetCommitter({
       topic: settings.topic,
@@ -80,6 +87,11 @@ export class KafkaSubscription {
 
   get groupId(): string {
     return this.settings.groupId;
+  }
+
+  /** False while the consumer has failed and not rejoined its group (the broker is gone or unreachable). */
+  get reachable(): boolean {
+    return !this.failed;
   }
 
   /**
@@ -138,6 +150,7 @@ export class KafkaSubscription {
       if (this.paused) this.setPaused(true);
       if (restarting) this.settings.metrics.transportReconnected?.('kafka');
       restarting = false;
+      this.failed = false;
       this.settings.connection?.back(this);
     });
     // A rebalance is starting: this generation may still commit, so what was acked is
@@ -151,6 +164,7 @@ export class KafkaSubscription {
     this.consumer.on(events.CRASH, ({ payload }) => {
       this.committer.suspend();
       if (this.closed) return;
+      this.failed = true;
       restarting = payload.restart;
       this.settings.connection?.lost(this);
       const level = payload.restart ? 'warn' : 'error';
@@ -246,6 +260,25 @@ export class KafkaSubscription {
     this.setPaused(true);
     await this.committer.flush();
     this.committer.close();
-    await this.consumer.disconnect();
+    await this.leaveGroup();
+  }
+
+  /**
+   * Leaves the group, for at most the session timeout: with the broker gone, kafkajs retries
+   * leaving for minutes, and past the session timeout the group has dropped this member
+   * anyway. The client's retries still running then end on their own.
+   */
+  private async leaveGroup(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), this.settings.sessionTimeoutMs)));
+    const left = this.consumer.disconnect().then(() => 'left' as const);
+    try {
+      if ((await Promise.race([left, bound])) === 'timeout') {
+        left.catch(() => undefined);
+        this.settings.logger.warn({ topic: this.settings.topic, groupId: this.settings.groupId, waitedMs: this.settings.sessionTimeoutMs }, 'kafka consumer could not leave its group; closing without');
+      }
+    } finally {
+      clearTimeout(timer);
+    }
   }
 }

@@ -104,6 +104,8 @@ class KafkaTransport extends TransportBase {
         // a broker outage) goes on from there, not from the then-latest offset.
         startOffsets: shared ? undefined : () => this.startOffsets(topic, created),
         commitIntervalMs: this.options.commitIntervalMs,
+        sessionTimeoutMs: this.options.sessionTimeoutMs,
+        heartbeatIntervalMs: this.options.heartbeatIntervalMs,
         maxInflight,
         maxWaitTimeInMs: this.options.maxWaitTimeInMs,
         logger: this.logger,
@@ -115,9 +117,12 @@ class KafkaTransport extends TransportBase {
     // Tracked before it starts, so close() of the transport also stops one still joining.
     const groupId = subscription.groupId;
     const tracked = this.track(topic, async () => {
+      const reachable = subscription.reachable;
       await subscription.close();
-      // A group of this subscription's own is never joined again: its offsets would only wait for retention.
-      if (!shared) await (this.admin as Admin).deleteGroups([groupId]).catch(() => undefined);
+      // A group of this subscription's own is never joined again: its offsets would only wait
+      // for retention. Not with the broker gone: kafkajs would retry the delete for minutes,
+      // holding up the shutdown, and retention removes the group all the same.
+      if (!shared && reachable) await (this.admin as Admin).deleteGroups([groupId]).catch(() => undefined);
     });
     try {
       await subscription.start();

@@ -92,10 +92,10 @@ class MqttTransport extends TransportBase {
       if (this.generation > 1) {
         this.renewSubscriptions(client);
         options.metrics.transportReconnected?.('mqtt');
-        if (this.logger.isLevelEnabled('info')) this.logger.info({ transport: 'mqtt', url: options.url }, 'mqtt reconnected');
+        if (this.logger.isLevelEnabled('info')) this.logger.info({ url: options.url }, 'mqtt reconnected');
       }
     });
-    client.on('error', (error) => this.logger.warn({ err: error, transport: 'mqtt' }, 'mqtt client error'));
+    client.on('error', (error) => this.logger.warn({ err: error }, 'mqtt client error'));
     this.client = client;
     try {
       await firstConnection(client, options.url, options.connectTimeoutMs);
@@ -115,7 +115,7 @@ class MqttTransport extends TransportBase {
   private renewSubscriptions(client: MqttClient): void {
     for (const [id, { filter, topic }] of this.routes) {
       client.subscribe(filter, { qos: 1, properties: { subscriptionIdentifier: id } }, (error) => {
-        if (error) this.logger.error({ err: error, transport: 'mqtt', topic }, 'mqtt: could not subscribe again after a reconnect');
+        if (error) this.logger.error({ err: error, topic }, 'mqtt: could not subscribe again after a reconnect');
       });
     }
   }
@@ -160,7 +160,7 @@ class MqttTransport extends TransportBase {
     };
     if (routes.length === 0) {
       this.options.metrics.transportDropped?.('mqtt', reason);
-      this.logger.warn({ transport: 'mqtt', mqttTopic: packet.topic, reason }, 'mqtt message no subscription here wants: acked without delivery');
+      this.logger.warn({ mqttTopic: packet.topic, reason }, 'mqtt message no subscription here wants: acked without delivery');
       pending = 1;
       return settleOne();
     }

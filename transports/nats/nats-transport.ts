@@ -105,7 +105,7 @@ class NatsTransport extends TransportBase {
         this.reconnectAttempts = 0;
         void this.backWhenSubscribed(nc, this.connectionChanges);
       }
-      if (this.logger.isLevelEnabled('info')) this.logger.info({ transport: 'nats', status: status.type, data: String(status.data) }, 'nats connection status');
+      if (this.logger.isLevelEnabled('info')) this.logger.info({ status: status.type, data: String(status.data) }, 'nats connection status');
     }
   }
 
@@ -225,7 +225,11 @@ class NatsTransport extends TransportBase {
 
   protected async shutdown(): Promise<void> {
     const nc = this.nc;
-    if (nc && !nc.isClosed()) await nc.drain().catch(() => nc.close());
+    if (!nc || nc.isClosed()) return;
+    await nc.drain().catch(() => undefined);
+    // nats.js's drain resolves without closing when its last flush fails (the server is gone
+    // and the client reconnecting): only close() ends the reconnect loop and the process.
+    if (!nc.isClosed()) await nc.close();
   }
 
   /** Exposed for tests and tools: the stream a durable subscription on `topic` uses. */

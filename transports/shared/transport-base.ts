@@ -60,7 +60,7 @@ export abstract class TransportBase implements RpcTransport {
     if (this.isClosed) return;
     this.isClosed = true;
     for (const [stop, topic] of [...this.stops]) {
-      await stop().catch((error: unknown) => this.logger.warn({ err: error, transport: this.kind, topic }, 'subscription did not close cleanly'));
+      await stop().catch((error: unknown) => this.logger.warn({ err: error, topic }, 'subscription did not close cleanly'));
     }
     await this.shutdown();
   }

@@ -81,7 +81,7 @@ export class SqsConsumer {
         if (this.stopped) return;
         if (isMissingQueue(error)) this.init.onMissingQueue();
         failures++;
-        if (failures === 1 || logger.isLevelEnabled('debug')) logger.warn({ err: error, transport: 'sqs', topic }, 'sqs: receive failed; retrying');
+        if (failures === 1 || logger.isLevelEnabled('debug')) logger.warn({ err: error, topic }, 'sqs: receive failed; retrying');
         await this.pause(backoffDelay(RETRY, failures));
       }
     }
@@ -114,7 +114,7 @@ export class SqsConsumer {
       onAck: () => {
         client.send(new sqs.DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: receipt })).catch((error: unknown) => {
           options.metrics.transportCommitFailed?.('sqs');
-          logger.warn({ err: error, transport: 'sqs', topic, messageId: message.MessageId }, 'sqs: delete after dispatch failed; the message comes back after its visibility timeout');
+          logger.warn({ err: error, topic, messageId: message.MessageId }, 'sqs: delete after dispatch failed; the message comes back after its visibility timeout');
         });
       },
       onNack: (delayMs) => this.hideFor(queueUrl, message, Math.ceil(delayMs / 1000), 'nack'),
@@ -133,7 +133,7 @@ export class SqsConsumer {
     const { client, sqs, logger, topic } = this.init;
     const VisibilityTimeout = Math.min(43_200, seconds);
     client.send(new sqs.ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle as string, VisibilityTimeout })).catch((error: unknown) => {
-      logger.warn({ err: error, transport: 'sqs', topic, messageId: message.MessageId }, `sqs: ${why} failed; the message comes back after its visibility timeout`);
+      logger.warn({ err: error, topic, messageId: message.MessageId }, `sqs: ${why} failed; the message comes back after its visibility timeout`);
     });
   }
 }

@@ -114,7 +114,7 @@ class SqsTransport extends TransportBase {
       // A reply queue lives as long as its subscriber.
       queues.forget(topic);
       await client.send(new sqs.DeleteQueueCommand({ QueueUrl: queueUrl })).catch((error: unknown) => {
-        this.logger.warn({ err: error, transport: 'sqs', topic }, 'sqs: reply queue could not be deleted; see docs/transports/sqs.md on orphan cleanup');
+        this.logger.warn({ err: error, topic }, 'sqs: reply queue could not be deleted; see docs/transports/sqs.md on orphan cleanup');
       });
     });
   }

@@ -22,6 +22,7 @@ export const ATTR = {
   messagingDestination: 'messaging.destination.name',
   messagingMessageId: 'messaging.message.id',
   messagingConversationId: 'messaging.message.conversation_id',
+  peerService: 'peer.service',
   errorType: 'error.type',
   genAiOperation: 'gen_ai.operation.name',
   genAiProvider: 'gen_ai.provider.name',
@@ -65,10 +66,16 @@ export function messagingSpanName(operation: MessagingOperation, destination: st
   return `${operation} ${destination}`;
 }
 
-/** A message sent or processed: system (the transport kind), destination, ids, and who calls whom for what. */
+/**
+ * A message sent or processed: system (the transport kind), destination, ids, who calls
+ * whom for what, and the agent at the other end as `peer.service` (the callee on send, the
+ * caller on process: an agent's id, the service name its process reports by default), so a
+ * trace backend can draw the fleet's dependency graph.
+ */
 export function messagingAttributes(operation: MessagingOperation, system: string, destination: string, message: MessageFields): Attributes {
   const attributes: Attributes = {
     [ATTR.messagingSystem]: system,
+    [ATTR.peerService]: agentIdOf(operation === 'send' ? message.to : message.from),
     [ATTR.messagingOperationType]: operation,
     [ATTR.messagingOperationName]: operation,
     [ATTR.messagingDestination]: destination,
@@ -113,4 +120,9 @@ export function modelUsageAttributes(usage: ModelUsageAttributes, costUsd: numbe
 /** A model agent's tool call (`execute_tool <name>`). */
 export function toolCallAttributes(name: string, callId: string): Attributes {
   return { [ATTR.genAiOperation]: 'execute_tool', [ATTR.genAiToolName]: name, [ATTR.genAiToolCallId]: callId };
+}
+
+/** `agent://b` → `b`. */
+function agentIdOf(uri: string): string {
+  return uri.startsWith('agent://') ? uri.slice('agent://'.length) : uri;
 }

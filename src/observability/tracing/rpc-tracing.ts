@@ -175,8 +175,8 @@ export class RpcTracing {
     if (span?.isRecording()) span.addEvent(EVENT.dlqRecorded, { [ATTR.dlqKind]: kind, [ATTR.dlqReason]: reason });
   }
 
-  /** A refusal or rejection of a delivery: its process span ends in error. */
-  failed(span: Span | undefined, error: RpcError): void {
+  /** A refusal or rejection of a delivery, or a request answered with an error: its process span ends in error. */
+  failed(span: Span | undefined, error: ErrorFields): void {
     if (span?.isRecording()) recordError(span, error);
   }
 
@@ -209,8 +209,14 @@ function remoteContext(parent: TraceParent): Context {
   return trace.setSpanContext(ROOT_CONTEXT, { traceId: parent.traceId, spanId: parent.parentId, traceFlags: Number.parseInt(parent.flags, 16), isRemote: true });
 }
 
+/** What a span records of a failure: an RpcError, or one as it crosses the wire. */
+interface ErrorFields {
+  readonly code: string;
+  readonly message: string;
+}
+
 /** `error.type` is the stable EAGENTRPC_* code; the status carries the message. */
-function recordError(span: Span, error: RpcError): void {
+function recordError(span: Span, error: ErrorFields): void {
   span.setAttribute(ATTR.errorType, error.code);
   span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
 }
