@@ -39,6 +39,7 @@ export { TRACEPARENT_HEADER, parseTraceparent, childTraceparent } from './rpc/tr
 
 export { RpcError, RPC_ERROR_CODES, toRpcError, type RpcErrorCode, type WireError } from './errors.js';
 export type {
+  BrokerEndpoint,
   ConnectionState,
   Delivery,
   DeliveryCoordinates,

@@ -122,9 +122,23 @@ export interface TransportTraits {
   readonly gateway?: boolean;
 }
 
+/** A broker server, as spans name it (OpenTelemetry `server.address`, `server.port`). */
+export interface BrokerEndpoint {
+  /** Host name as configured (no reverse lookup), or IP address. */
+  readonly address: string;
+  readonly port: number | undefined;
+}
+
 export interface RpcTransport {
   readonly kind: TransportKind;
   readonly traits: TransportTraits;
+  /**
+   * Brokers: the server the transport is connected to — the one the client reports where it
+   * does (NATS, MQTT), else the first configured one. Kept up to date when the connection is
+   * made or changes, so reading it costs nothing; undefined before the first connection and
+   * for transports without a broker (memory, request/response adapters).
+   */
+  readonly brokerEndpoint?: BrokerEndpoint | undefined;
   /** Idempotent. Resolves when publish and subscribe can be used. */
   connect(): Promise<void>;
   /**

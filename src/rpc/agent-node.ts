@@ -227,7 +227,7 @@ export class AgentNode {
       transport.onUndeliverable?.((failure) => {
         handleUndeliverable(this.#core, transport, failure).catch((error: unknown) => this.#core.logger.error({ err: error, topic: failure.topic }, 'could not record an undeliverable message'));
       });
-      const source: DeliverySource = { kind: transport.kind, redelivers: transport.traits.redelivery, ...(transport.traits.gateway ? { gateway: true } : {}) };
+      const source: DeliverySource = { kind: transport.kind, redelivers: transport.traits.redelivery, transport, ...(transport.traits.gateway ? { gateway: true } : {}) };
       const receive = (delivery: Parameters<Inbox['receive']>[0]): void => this.inbox.receive(delivery, source);
       const inflight = { maxInflight: this.maxInflight };
       // Replicas of one agent share its requests; each instance reads the replies to its own calls.

@@ -88,7 +88,7 @@ export class Inbox {
       signedTail = result.signedTail;
     }
     receipt.envelope = envelope;
-    if (envelope.kind !== 'response') receipt.span = core.tracing.startProcess(envelope, receipt.source.system ?? receipt.source.kind, receipt.delivery.coordinates.topic);
+    if (envelope.kind !== 'response') receipt.span = core.tracing.startProcess(envelope, receipt.source.system ?? receipt.source.kind, receipt.delivery.coordinates.topic, receipt.source.transport);
     if (envelope.tenantId !== core.tenantId) {
       const detail = `envelope tenant ${envelope.tenantId ?? '(none)'} does not match bus scope ${core.tenantId ?? '(none)'}`;
       recordTenantRejection(core, envelope, detail);

@@ -2,7 +2,7 @@ import type { AgentRpcEnvelope } from '../envelope/index.js';
 import { toRpcError, type RpcError } from '../errors.js';
 import type { StoredReply } from '../idempotency/store.js';
 import { isPromise, type MaybePromise } from '../maybe-promise.js';
-import type { Delivery, TransportKind } from '../transport.js';
+import type { Delivery, RpcTransport, TransportKind } from '../transport.js';
 import { deadLetter, type DeadLetterInput } from './dead-letter.js';
 import type { InboxCore } from './node-core.js';
 import { deferDelay, mayRedeliver, redeliveryDelay } from './redelivery.js';
@@ -30,6 +30,8 @@ export interface DeliverySource {
   readonly boundsHandlers?: boolean;
   /** The `messaging.system` of its spans when not `kind`: the inbound port's front doors speak `http`. */
   readonly system?: string;
+  /** The transport it came through: its broker (`server.address`, `server.port`) is named on process spans. */
+  readonly transport?: Pick<RpcTransport, 'brokerEndpoint'>;
 }
 
 /** A claimed message the inbox will not dispatch, and why. */

@@ -102,7 +102,7 @@ export async function requestAgent<O = unknown>(
     return fail(error);
   }
 
-  if (span.isRecording()) core.tracing.describeSend(span, peer.transport.kind, peer.topic, { capability, from: core.uri, to, correlationId });
+  if (span.isRecording()) core.tracing.describeSend(span, peer.transport.kind, peer.topic, { capability, from: core.uri, to, correlationId }, peer.transport.brokerEndpoint);
   const violation = core.peerSchemas.get(to)?.check(capability, 'input', options.payload);
   if (violation) return fail(violation);
   const flow = parent ? core.guard.childCall(parent, to, core.clock.now()) : core.guard.startFlow(to, core.clock.now());

@@ -1,5 +1,5 @@
 import { runAmqp } from '../support/amqp-target.js';
-import { transportConformance } from './transport-suite.js';
+import { brokerAt, transportConformance } from './transport-suite.js';
 
 const amqp = await runAmqp();
 
@@ -8,5 +8,6 @@ const amqp = await runAmqp();
 transportConformance({
   name: 'amqp',
   expectedTraits: { redelivery: true, orderedByKey: false, retainsUnconsumed: true, remoteSubscribe: true },
+  expectedBroker: brokerAt(amqp.url),
   connect: () => amqp.transport(),
 });

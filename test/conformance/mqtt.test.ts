@@ -1,5 +1,5 @@
 import { runMqtt } from '../support/mqtt-target.js';
-import { transportConformance } from './transport-suite.js';
+import { brokerAt, transportConformance } from './transport-suite.js';
 
 const mqtt = await runMqtt();
 
@@ -9,5 +9,6 @@ const mqtt = await runMqtt();
 transportConformance({
   name: 'mqtt',
   expectedTraits: { redelivery: true, orderedByKey: false, retainsUnconsumed: false, remoteSubscribe: true },
+  expectedBroker: brokerAt(mqtt.url),
   connect: () => mqtt.transport(),
 });

@@ -1,5 +1,5 @@
 import { runSqs } from '../support/sqs-target.js';
-import { transportConformance } from './transport-suite.js';
+import { brokerAt, transportConformance } from './transport-suite.js';
 
 const sqs = await runSqs();
 
@@ -7,5 +7,6 @@ const sqs = await runSqs();
 transportConformance({
   name: 'sqs (FIFO queues)',
   expectedTraits: { redelivery: true, orderedByKey: true, retainsUnconsumed: true, remoteSubscribe: true, fanOut: false },
+  expectedBroker: brokerAt(sqs.endpoint),
   connect: () => sqs.transport({ fifo: true }),
 });

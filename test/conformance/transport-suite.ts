@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Delivery, RpcTransport } from '../../src/transport.js';
+import type { BrokerEndpoint, Delivery, RpcTransport } from '../../src/transport.js';
 import { isRpcErrorWithCode } from '../support/assertions.js';
 import { Collector } from '../support/collector.js';
 
@@ -13,6 +13,8 @@ import { Collector } from '../support/collector.js';
 export interface ConformanceTarget {
   readonly name: string;
   readonly expectedTraits: RpcTransport['traits'];
+  /** The server `brokerEndpoint` names once connected; undefined for a transport without a broker. */
+  readonly expectedBroker: BrokerEndpoint | undefined;
   /** Before the first case; a target on the run's brokers has nothing to do here. */
   setup?(): Promise<void>;
   connect(): Promise<RpcTransport>;
@@ -22,6 +24,12 @@ export interface ConformanceTarget {
 const text = (d: Delivery): string => Buffer.from(d.body).toString('utf8');
 const bytes = (s: string): Uint8Array => Buffer.from(s, 'utf8');
 const freshTopic = (): string => `conformance.${randomUUID().slice(0, 8)}`;
+
+/** The server a broker URL of the run names (`nats://127.0.0.1:4222`): what a transport on it should report. */
+export function brokerAt(url: string): BrokerEndpoint {
+  const { hostname, port } = new URL(url);
+  return { address: hostname, port: Number(port) };
+}
 
 export function transportConformance(target: ConformanceTarget): void {
   describe(`${target.name} transport - conformance`, () => {
@@ -51,6 +59,11 @@ export function transportConformance(target: ConformanceTarget): void {
     it('transport - declares its traits', async () => {
       const transport = await open();
       expect(transport.traits).toEqual(target.expectedTraits);
+    });
+
+    it('transport - names the broker it is connected to', async () => {
+      const transport = await open();
+      expect(transport.brokerEndpoint).toEqual(target.expectedBroker);
     });
 
     it('transport - publish delivers the exact bytes, key and coordinates', async () => {

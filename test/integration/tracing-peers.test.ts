@@ -104,4 +104,15 @@ describe('tracing - what a trace backend shows of a fleet', () => {
     expect(processOf('broken', 'nats')[0]?.tags).toMatchObject({ 'otel.status_code': 'ERROR', 'error.type': 'EAGENTRPC_HANDLER_FAILED' });
     expect(processOf('forward', 'nats')[0]?.tags?.['otel.status_code']).toBeUndefined();
   });
+
+  it('tracing peers - send and process spans over NATS name the broker as server.address and server.port', async () => {
+    const broker = new URL(nats.url);
+    const server = { 'server.address': broker.hostname, 'server.port': broker.port };
+    const name = 'send agents.beta.requests';
+    const sends = (await zipkinJson<ZipkinSpan[][]>(`/api/v2/traces?serviceName=alpha&spanName=${encodeURIComponent(name)}&limit=100`)).flat().filter((span) => span.name === name);
+    expect(sends).not.toEqual([]);
+    for (const span of [...sends, ...processOf('forward', 'nats'), ...processOf('broken', 'nats')]) expect(span.tags, span.name).toMatchObject(server);
+    // A request that came through the session API went through no broker.
+    expect(processOf('forward', 'http')[0]?.tags).not.toHaveProperty('server.address');
+  });
 });

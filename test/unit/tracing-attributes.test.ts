@@ -29,6 +29,15 @@ describe('tracing - attributes', () => {
     expect(attributes['peer.service']).toBe('b');
   });
 
+  it('tracing - messaging spans name the broker as server.address and server.port when the transport has one', () => {
+    const send = messagingAttributes('send', 'nats', 'agents.b.requests', message, { address: 'nats-1.internal', port: 4222 });
+    expect(send).toMatchObject({ 'server.address': 'nats-1.internal', 'server.port': 4222, 'messaging.destination.name': 'agents.b.requests' });
+    expect(messagingAttributes('process', 'mqtt', 'agents.b.requests', message, { address: '::1', port: undefined })).not.toHaveProperty('server.port');
+    const memory = messagingAttributes('process', 'memory', 'agents.b.requests', message, undefined);
+    expect(memory).not.toHaveProperty('server.address');
+    expect(memory).not.toHaveProperty('server.port');
+  });
+
   it('tracing - model requests carry gen_ai model and token attributes and the cost; cached tokens only when there are some', () => {
     expect(modelRequestAttributes('fast', 'openai', 'gpt-x')).toEqual({ 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': 'gpt-x', 'agent_rpc.model.id': 'fast' });
     expect(modelUsageAttributes({ inputTokens: 10, outputTokens: 5, cachedInputTokens: 0 }, 0.0001, 'stop')).toEqual({

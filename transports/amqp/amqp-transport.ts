@@ -3,6 +3,7 @@ import type { Connection, Publisher } from 'rabbitmq-client';
 import { positiveInteger } from '../../src/check-integer.js';
 import { RpcError } from '../../src/errors.js';
 import type { DeliveryHandler, OutboundMessage, RpcTransport, SubscribeOptions, Subscription, TransportTraits } from '../../src/transport.js';
+import { amqpEndpoint } from '../shared/broker-endpoint.js';
 import { closedError, TransportBase } from '../shared/transport-base.js';
 import { keepRawBodies } from './amqp-raw-bodies.js';
 import { consumeQueue } from './amqp-subscription.js';
@@ -72,6 +73,8 @@ class AmqpTransport extends TransportBase {
       throw new RpcError('EAGENTRPC_CONNECT_FAILED', `could not connect to RabbitMQ (${redacted(url)}) within ${connectTimeoutMs} ms: ${reason}`, { cause: lastError ?? cause, details: { url: redacted(url) } });
     }
     this.rabbit = rabbit;
+    // rabbitmq-client does not say which address it reached; the transport has one URL.
+    this.connectedTo(amqpEndpoint(url));
     this.publisher = rabbit.createPublisher({ confirm: true, maxAttempts: PUBLISH_ATTEMPTS, exchanges: exchangeDeclarations(this.topology) });
   }
 

@@ -5,6 +5,7 @@ import { positiveInteger } from '../../src/check-integer.js';
 import { RpcError } from '../../src/errors.js';
 import type { ConnectionState, DeliveryHandler, OutboundMessage, RpcTransport, SubscribeOptions, Subscription, TransportTraits } from '../../src/transport.js';
 import { ConnectionStateReporter } from '../shared/connection-state.js';
+import { kafkaEndpoint } from '../shared/broker-endpoint.js';
 import { TransportBase } from '../shared/transport-base.js';
 import { KafkaPublisher } from './kafka-publisher.js';
 import { KafkaSubscription } from './kafka-subscription.js';
@@ -70,6 +71,8 @@ class KafkaTransport extends TransportBase {
       throw new RpcError('EAGENTRPC_CONNECT_FAILED', `could not connect to Kafka (${brokers.join(', ')}): ${name}: ${message}`, { cause, details: { brokers } });
     }
     [this.producer, this.admin] = [producer, admin];
+    // kafkajs does not say which broker it bootstrapped from: spans name the first listed.
+    this.connectedTo(kafkaEndpoint(brokers[0]!));
     this.publisher = new KafkaPublisher(producer, admin, this.options);
   }
 

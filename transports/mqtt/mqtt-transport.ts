@@ -3,6 +3,7 @@ import { positiveInteger } from '../../src/check-integer.js';
 import { RpcError } from '../../src/errors.js';
 import type { DeliveryHandler, OutboundMessage, RpcTransport, SubscribeOptions, Subscription, TransportTraits } from '../../src/transport.js';
 import { DeliveryQueue, type QueuedMessage } from '../shared/delivery-queue.js';
+import { mqttEndpoint } from '../shared/broker-endpoint.js';
 import { closedError, TransportBase } from '../shared/transport-base.js';
 import { firstConnection } from './mqtt-connect.js';
 import { loadMqtt, mqttTopicOf, resolveMqttOptions, shareNameOf, type MqttTransportOptions, type ResolvedMqttOptions } from './mqtt-options.js';
@@ -86,6 +87,8 @@ class MqttTransport extends TransportBase {
       callback(packet.qos === 1 ? ACK_LATER : undefined);
     };
     client.on('connect', () => {
+      // MQTT.js keeps the server it is connected to in its options.
+      this.connectedTo(mqttEndpoint(client.options.host, client.options.port, options.url));
       // Small packets (PUBACKs, replies) must not wait for the peer's delayed ACK (Nagle).
       (client.stream as { setNoDelay?: (noDelay: boolean) => void }).setNoDelay?.(true);
       this.generation++;

@@ -5,6 +5,7 @@ import { positiveInteger } from '../../src/check-integer.js';
 import { RpcError } from '../../src/errors.js';
 import type { ConnectionState, DeliveryHandler, OutboundMessage, RpcTransport, SubscribeOptions, Subscription, TransportTraits } from '../../src/transport.js';
 import { DeliveryQueue } from '../shared/delivery-queue.js';
+import { natsEndpoint } from '../shared/broker-endpoint.js';
 import { closedError, TransportBase } from '../shared/transport-base.js';
 import { consumeDurably, ensureStream, jetStreamName, type JetStreamContext } from './jetstream-subscription.js';
 import { loadNats, resolveNatsOptions, type DurableOptions, type NatsModule, type NatsTransportOptions, type ResolvedNatsOptions } from './nats-options.js';
@@ -55,6 +56,7 @@ class NatsTransport extends TransportBase {
     this.nats = nats;
     const nc = await this.firstConnection(nats);
     this.nc = nc;
+    this.connectedTo(natsEndpoint(nc.getServer(), this.options.servers[0]!));
     void this.watchStatus(nc);
     if (this.options.durable) {
       const { logger, options } = this;
@@ -103,6 +105,7 @@ class NatsTransport extends TransportBase {
       if (status.type === 'disconnect') this.reportState('lost');
       if (status.type === 'reconnect') {
         this.reconnectAttempts = 0;
+        this.connectedTo(natsEndpoint(nc.getServer(), this.options.servers[0]!));
         void this.backWhenSubscribed(nc, this.connectionChanges);
       }
       if (this.logger.isLevelEnabled('info')) this.logger.info({ status: status.type, data: String(status.data) }, 'nats connection status');

@@ -1,6 +1,6 @@
 import { RpcError } from '../../src/errors.js';
 import { silentLogger, type Logger } from '../../src/observability/logger.js';
-import type { DeliveryHandler, OutboundMessage, RpcTransport, SubscribeOptions, Subscription, TransportTraits } from '../../src/transport.js';
+import type { BrokerEndpoint, DeliveryHandler, OutboundMessage, RpcTransport, SubscribeOptions, Subscription, TransportTraits } from '../../src/transport.js';
 import { connectOnce } from './connect-once.js';
 
 /** The one error for an operation on a closed transport. */
@@ -20,8 +20,19 @@ export abstract class TransportBase implements RpcTransport {
   /** close() of each subscription handed out, with its topic. */
   private readonly stops = new Map<() => Promise<void>, string>();
   private readonly connectShared = connectOnce(() => this.open());
+  private endpoint: BrokerEndpoint | undefined;
 
   constructor(protected readonly logger: Logger = silentLogger) {}
+
+  /** The broker connected to (RpcTransport.brokerEndpoint), as the transport last set it. */
+  get brokerEndpoint(): BrokerEndpoint | undefined {
+    return this.endpoint;
+  }
+
+  /** A broker transport names its server when it connects, and again when the connection changes. */
+  protected connectedTo(endpoint: BrokerEndpoint | undefined): void {
+    this.endpoint = endpoint;
+  }
 
   protected get closed(): boolean {
     return this.isClosed;

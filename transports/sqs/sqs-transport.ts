@@ -3,6 +3,7 @@ import type { MessageAttributeValue, SQSClient } from '@aws-sdk/client-sqs';
 import { positiveInteger } from '../../src/check-integer.js';
 import { RpcError } from '../../src/errors.js';
 import type { DeliveryHandler, OutboundMessage, RpcTransport, SubscribeOptions, Subscription, TransportTraits } from '../../src/transport.js';
+import { sqsEndpoint } from '../shared/broker-endpoint.js';
 import { closedError, TransportBase } from '../shared/transport-base.js';
 import { encodeBody, ENCODING_ATTRIBUTE } from './sqs-body.js';
 import { KEY_ATTRIBUTE, SqsConsumer } from './sqs-consumer.js';
@@ -62,6 +63,7 @@ class SqsTransport extends TransportBase {
       const where = endpoint ?? `AWS ${region}`;
       throw new RpcError('EAGENTRPC_CONNECT_FAILED', `could not reach SQS at ${where}: ${(error as Error).message}`, { cause: error, details: { endpoint: where } });
     }
+    this.connectedTo(sqsEndpoint(endpoint, region));
     this.connection = { client, sqs, queues: new SqsQueues(client, sqs, this.options) };
   }
 

@@ -1,4 +1,5 @@
 import type { Attributes } from '@opentelemetry/api';
+import type { BrokerEndpoint } from '../../transport.js';
 
 /** What a messaging span says about the message: an envelope has it all; a call being prepared has no id yet. */
 export interface MessageFields {
@@ -23,6 +24,8 @@ export const ATTR = {
   messagingMessageId: 'messaging.message.id',
   messagingConversationId: 'messaging.message.conversation_id',
   peerService: 'peer.service',
+  serverAddress: 'server.address',
+  serverPort: 'server.port',
   errorType: 'error.type',
   genAiOperation: 'gen_ai.operation.name',
   genAiProvider: 'gen_ai.provider.name',
@@ -70,9 +73,10 @@ export function messagingSpanName(operation: MessagingOperation, destination: st
  * A message sent or processed: system (the transport kind), destination, ids, who calls
  * whom for what, and the agent at the other end as `peer.service` (the callee on send, the
  * caller on process: an agent's id, the service name its process reports by default), so a
- * trace backend can draw the fleet's dependency graph.
+ * trace backend can draw the fleet's dependency graph; and the broker the message went
+ * through as `server.address` / `server.port`, when the transport has one.
  */
-export function messagingAttributes(operation: MessagingOperation, system: string, destination: string, message: MessageFields): Attributes {
+export function messagingAttributes(operation: MessagingOperation, system: string, destination: string, message: MessageFields, broker?: BrokerEndpoint): Attributes {
   const attributes: Attributes = {
     [ATTR.messagingSystem]: system,
     [ATTR.peerService]: agentIdOf(operation === 'send' ? message.to : message.from),
@@ -86,6 +90,10 @@ export function messagingAttributes(operation: MessagingOperation, system: strin
   };
   if (message.messageId !== undefined) attributes[ATTR.messagingMessageId] = message.messageId;
   if (message.kind !== undefined) attributes[ATTR.kind] = message.kind;
+  if (broker) {
+    attributes[ATTR.serverAddress] = broker.address;
+    if (broker.port !== undefined) attributes[ATTR.serverPort] = broker.port;
+  }
   return attributes;
 }
 

@@ -1,6 +1,7 @@
 import { context as otelContext, ProxyTracerProvider, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type SpanOptions, type Tracer, type TracerProvider } from '@opentelemetry/api';
 import type { AgentRpcEnvelope } from '../../envelope/index.js';
 import type { RpcError } from '../../errors.js';
+import type { BrokerEndpoint, RpcTransport } from '../../transport.js';
 import { childTraceparent, newSpanId, parseTraceparent, type TraceParent } from '../../rpc/trace-context.js';
 import { ATTR, EVENT, messagingAttributes, type MessageFields, messagingSpanName, modelRequestAttributes, modelUsageAttributes, toolCallAttributes, type ModelUsageAttributes } from './attributes.js';
 
@@ -60,11 +61,14 @@ export class RpcTracing {
     return tracer ? tracer.startSpan('send', SEND, this.#sendParent(parent, explicit)) : NOT_RECORDED;
   }
 
-  /** Names the call's span once the destination is known (before the guard, so its refusals are named too). */
-  describeSend(span: Span, system: string, destination: string, message: MessageFields): void {
+  /**
+   * Names the call's span once the destination is known (before the guard, so its refusals
+   * are named too), with the broker the call goes through when its transport has one.
+   */
+  describeSend(span: Span, system: string, destination: string, message: MessageFields, broker: BrokerEndpoint | undefined): void {
     if (!span.isRecording()) return;
     span.updateName(messagingSpanName('send', destination));
-    span.setAttributes(messagingAttributes('send', system, destination, message));
+    span.setAttributes(messagingAttributes('send', system, destination, message, broker));
   }
 
   /** The request built: its message id and kind. */
@@ -93,15 +97,19 @@ export class RpcTracing {
     span.end();
   }
 
-  /** The receiver's span for a request or event, a child of the span named by its traceparent. */
-  startProcess(envelope: AgentRpcEnvelope, system: string, destination: string): Span {
+  /**
+   * The receiver's span for a request or event, a child of the span named by its
+   * traceparent; `via` is the transport it came through, whose broker is read only for a span
+   * that records.
+   */
+  startProcess(envelope: AgentRpcEnvelope, system: string, destination: string, via?: Pick<RpcTransport, 'brokerEndpoint'>): Span {
     const tracer = this.#live();
     if (!tracer) return NOT_RECORDED;
     const remote = parseTraceparent(envelope.headers?.['traceparent']);
     const span = tracer.startSpan('process', PROCESS, remote ? remoteContext(remote) : ROOT_CONTEXT);
     if (span.isRecording()) {
       span.updateName(messagingSpanName('process', destination));
-      span.setAttributes(messagingAttributes('process', system, destination, envelope));
+      span.setAttributes(messagingAttributes('process', system, destination, envelope, via?.brokerEndpoint));
     }
     return span;
   }
