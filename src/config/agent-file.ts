@@ -81,8 +81,8 @@ export const agentFileSchema = z.strictObject({
     .strictObject({
       ...inboxLimitFields,
       pendingCapacity: z.int().min(1).optional().describe('Calls waiting for a reply at once; above it a call fails with EAGENTRPC_BUSY. Default 10,000.'),
-      maxBytes: z.int().min(1).optional().describe('Largest envelope accepted, in bytes. Default 1 MiB.'),
-      maxDepth: z.int().min(1).optional().describe('Deepest JSON nesting accepted in an envelope. Default 64.'),
+      maxBytes: z.int().min(1).optional().describe('Largest envelope accepted, in bytes; also the largest body of the session API and of this agent\'s A2A endpoint (413 above it). Default 1 MiB.'),
+      maxDepth: z.int().min(1).optional().describe('Deepest JSON nesting accepted in an envelope, and in a body of the HTTP front doors (session API, /execute, A2A; 400 beyond it). Default 64.'),
       maxDeliveryAttempts: z.int().min(1).optional().describe('Deliveries of one message before a retriable handler failure is final. Default 3.'),
       retryDelayMs: z.int().min(1).optional().describe('First redelivery delay; doubles per attempt, capped at 30 s. Default 100.'),
       connectionLossGraceMs: z
