@@ -81,8 +81,8 @@ export const agentFileSchema = z.strictObject({
     .strictObject({
       ...inboxLimitFields,
       pendingCapacity: z.int().min(1).optional().describe('Calls waiting for a reply at once; above it a call fails with EAGENTRPC_BUSY. Default 10,000.'),
-      maxBytes: z.int().min(1).optional().describe('Largest envelope accepted, in bytes. Default 1 MiB.'),
-      maxDepth: z.int().min(1).optional().describe('Deepest JSON nesting accepted in an envelope. Default 64.'),
+      maxBytes: z.int().min(1).optional().describe('Largest envelope accepted, in bytes; also the largest body of the session API and of this agent\'s A2A endpoint (413 above it). Default 1 MiB.'),
+      maxDepth: z.int().min(1).optional().describe('Deepest JSON nesting accepted in an envelope, and in a body of the HTTP front doors (session API, /execute, A2A; 400 beyond it). Default 64.'),
       maxDeliveryAttempts: z.int().min(1).optional().describe('Deliveries of one message before a retriable handler failure is final. Default 3.'),
       retryDelayMs: z.int().min(1).optional().describe('First redelivery delay; doubles per attempt, capped at 30 s. Default 100.'),
       connectionLossGraceMs: z
@@ -161,6 +161,7 @@ export const agentFileSchema = z.strictObject({
     .strictObject({
       capability: z.string().min(1).optional().describe('The capability a session created with a plain `message` calls, with payload `{message}`.'),
       maxPerUser: alias(z.int().min(1).default(100).describe("Sessions kept per user (the oldest finished ones go first); running ones above it are refused with 429."), 'max_per_user'),
+      timeoutMs: alias(z.int().min(1).optional().describe("Deadline of a plain-message session's request: at it the session ends failed with EAGENTRPC_TIMEOUT, whether the handler stops or not. Default 300,000 (5 minutes)."), 'timeout_ms'),
     })
     .optional()
     .describe('Remote sessions served by this node (docs/sessions.md).'),

@@ -1,5 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { DEFAULT_MAX_DEPTH } from '../envelope/index.js';
+import { scanJson } from '../envelope/json-scan.js';
 import { RpcError } from '../errors.js';
 import type { RemoteNode } from './remote-node.js';
 
@@ -7,10 +9,15 @@ import type { RemoteNode } from './remote-node.js';
 export const CONNECT_TIMEOUT_MS = 10_000;
 export const RESPONSE_TIMEOUT_MS = 30_000;
 const MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+/** Deepest JSON nesting of an answer read, as of an envelope: anything deeper is never parsed. */
+export const MAX_ANSWER_DEPTH = DEFAULT_MAX_DEPTH;
 
 export interface JsonAnswer {
   readonly status: number;
+  /** The parsed JSON; the text when it is not JSON; undefined when empty or nested too deep. */
   readonly body: unknown;
+  /** Set when the body nested deeper than MAX_ANSWER_DEPTH and was left unparsed: what was wrong with it. */
+  readonly unreadable?: string;
 }
 
 /**
@@ -91,7 +98,14 @@ export function requestJson(node: RemoteNode, method: 'GET' | 'POST', path: stri
         if (settled) return;
         settled = true;
         clearTimeout(responseTimer);
-        const text = Buffer.concat(chunks).toString('utf8');
+        const bytes = Buffer.concat(chunks);
+        // Depth is bounded where the answer comes in, before it is parsed: nothing recursive
+        // downstream (the envelope encoder, the canonical form) ever meets a deeper document.
+        if (scanJson(bytes, MAX_ANSWER_DEPTH)?.reason === 'too-deep') {
+          resolve({ status: res.statusCode ?? 0, body: undefined, unreadable: `the body nests deeper than ${MAX_ANSWER_DEPTH} levels` });
+          return;
+        }
+        const text = bytes.toString('utf8');
         let parsed: unknown = text;
         try {
           parsed = text.length > 0 ? JSON.parse(text) : undefined;
@@ -123,6 +137,7 @@ function authorization(node: RemoteNode): Record<string, string> {
 
 /** The server's own words for an error answer: its `error` field, else the text, shortened. */
 export function errorText(answer: JsonAnswer): string {
+  if (answer.unreadable !== undefined) return answer.unreadable;
   const body = answer.body;
   const text = typeof body === 'object' && body !== null && typeof (body as { error?: unknown }).error === 'string' ? (body as { error: string }).error : typeof body === 'string' ? body : JSON.stringify(body ?? '');
   return text.length > 300 ? `${text.slice(0, 300)}…` : text;

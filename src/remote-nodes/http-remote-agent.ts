@@ -71,7 +71,7 @@ export class HttpRemoteAgent {
         continue;
       }
       if (answer.status !== 200) return answer;
-      const problem = malformedStatus(answer.body);
+      const problem = answer.unreadable ?? malformedStatus(answer.body);
       // A status the protocol does not have is a failed poll, never the end of the step.
       if (problem !== undefined) {
         if (++failures > MAX_POLL_FAILURES) throw this.apiError(answer, `malformed status reply: ${problem}`, true);
@@ -86,7 +86,7 @@ export class HttpRemoteAgent {
   private settle(answer: JsonAnswer, context: ExecutionContext): unknown {
     // A 200 is a success only when it is the protocol's reply: a proxy's page or a half-written
     // worker's answer must not pass for a step that finished with nothing.
-    const problem = answer.status === 200 ? malformedStatus(answer.body, 'completed') : undefined;
+    const problem = answer.status === 200 ? (answer.unreadable ?? malformedStatus(answer.body, 'completed')) : undefined;
     if (problem !== undefined) throw this.apiError(answer, `malformed reply: ${problem}`, true);
     const body = (typeof answer.body === 'object' && answer.body !== null ? answer.body : {}) as { result?: unknown; updated_context?: unknown; error?: unknown; status?: unknown };
     if (body.updated_context !== undefined) {

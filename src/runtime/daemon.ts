@@ -96,6 +96,8 @@ export async function startDaemon(dirs: string | readonly string[], transports: 
     logger,
   );
   const address = { host: '127.0.0.1', port: 9464, ...first.agent.value.http, ...options.http };
+  // The API's bodies are bounded like the envelopes the process's agents accept (limits.maxBytes, limits.maxDepth), the widest of them.
+  const limits = agents.map(({ node }) => node.inbound.limits);
   const http = await startNodeHttpServer({
     ...address,
     agent: agents.map((a) => a.node.uri).join(','),
@@ -103,6 +105,8 @@ export async function startDaemon(dirs: string | readonly string[], transports: 
     metrics: metrics.registry,
     tokens,
     routes: [...sessions.routes, ...(remoteRoutes ?? []), ...execute.routes],
+    maxBodyBytes: Math.max(...limits.map((l) => l.maxBytes)),
+    maxDepth: Math.max(...limits.map((l) => l.maxDepth)),
     frontDoors: [a2a.frontDoor, flows.routes],
     logger,
   });

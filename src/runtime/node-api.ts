@@ -35,6 +35,7 @@ export async function openSessions(first: AgentConfig, logger: Logger): Promise<
     store,
     logger: logger.child({ component: 'sessions' }),
     maxPerUser: first.agent.value.session?.maxPerUser ?? 100,
+    timeoutMs: first.agent.value.session?.timeoutMs ?? 5 * 60_000,
   });
   await manager.load();
   return { manager, routes: sessionRoutes(manager) };

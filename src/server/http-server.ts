@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import { DEFAULT_MAX_DEPTH } from '../envelope/index.js';
 import { silentLogger, type Logger } from '../observability/logger.js';
 import type { ApiResponse, ApiRoute } from './api-route.js';
 import type { ApiTokens } from './api-tokens.js';
@@ -25,8 +26,10 @@ export interface NodeHttpServerOptions {
   readonly routes?: readonly ApiRoute[];
   readonly tokens?: ApiTokens;
   readonly logger?: Logger;
-  /** Largest request body accepted. Default 1 MiB. */
+  /** Largest request body accepted, unless a route has its own. Default 1 MiB. */
   readonly maxBodyBytes?: number;
+  /** Deepest JSON nesting of a request body accepted (400 beyond it). Default 64, the envelope's. */
+  readonly maxDepth?: number;
   /**
    * Further protocols on the same port (the A2A binding, the flow pages), asked in order
    * before the API: each answers the requests it owns and returns true, or returns false.
@@ -89,10 +92,11 @@ async function handle(req: IncomingMessage, res: ServerResponse, options: NodeHt
     return send(res, { status: 415, body: { error: 'unsupported media type: the body must be application/json' } });
   }
   const maxBytes = route.maxBodyBytes ?? options.maxBodyBytes ?? 1024 * 1024;
-  const body = await readJsonBody(req, maxBytes);
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
+  const body = await readJsonBody(req, maxBytes, maxDepth);
   if (body === ABORTED) return;
   if (body === TOO_LARGE) return send(res, { status: 413, body: { error: `payload too large: the body must be at most ${maxBytes} bytes` } });
-  if (body === INVALID || body === NOT_UTF8 || body === TOO_DEEP) return send(res, { status: 400, body: { error: badBodyText(body) } });
+  if (body === INVALID || body === NOT_UTF8 || body === TOO_DEEP) return send(res, { status: 400, body: { error: badBodyText(body, maxDepth) } });
   send(res, await route.handle({ method, path, params, body, principal }));
 }
 

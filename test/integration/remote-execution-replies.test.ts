@@ -49,6 +49,29 @@ describe('remote execution - malformed worker replies', () => {
     });
   }
 
+  // JSON nested 20,000 levels: a recursive reader downstream (the envelope encoder, the canonical form) would overflow its stack.
+  const deep = (levels: number) => '['.repeat(levels) + ']'.repeat(levels);
+  const deepReply = { status: 200, text: `{"result":${deep(20_000)},"updated_context":${JSON.stringify(delta)}}` };
+
+  it('remote execution - a 200 whose body nests 20,000 levels deep is EAGENTRPC_REMOTE_API (malformed reply), never parsed into a result', async () => {
+    const { url } = await startWorker(deepReply);
+    const attempt = new HttpRemoteAgent(nodeAt(url), 'worker').execute('alice', freshContext(), { task: 'x' });
+    await expect(attempt).rejects.toMatchObject({ code: 'EAGENTRPC_REMOTE_API', details: { status: 200, malformed: true } });
+  });
+
+  it('remote execution - an error answer whose body nests 20,000 levels deep is EAGENTRPC_REMOTE_API with its status', async () => {
+    const { url } = await startWorker({ status: 500, text: `{"error":${deep(20_000)}}` });
+    const attempt = new HttpRemoteAgent(nodeAt(url), 'worker').execute('alice', freshContext(), { task: 'x' });
+    await expect(attempt).rejects.toMatchObject({ code: 'EAGENTRPC_REMOTE_API', details: { status: 500 } });
+  });
+
+  it('remote execution - status polls nested 20,000 levels deep count as malformed polls: the fourth in a row fails the call', async () => {
+    const { url, polls } = await startWorker(json(500, {}), () => ({ status: 200, text: `{"status":"completed","result":${deep(20_000)},"updated_context":${JSON.stringify(delta)}}` }));
+    const attempt = new HttpRemoteAgent(nodeAt(url), 'worker').execute('alice', freshContext(), { task: 'x' }, { async: true });
+    await expect(attempt).rejects.toMatchObject({ code: 'EAGENTRPC_REMOTE_API', details: { status: 200, malformed: true } });
+    expect(polls()).toBe(4);
+  });
+
   it('remote execution - a well-formed 200 with a null result is still a success', async () => {
     const { url } = await startWorker(json(200, { result: null, updated_context: delta }));
     await expect(new HttpRemoteAgent(nodeAt(url), 'worker').execute('alice', freshContext(), { task: 'x' })).resolves.toBeNull();

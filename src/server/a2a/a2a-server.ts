@@ -3,6 +3,7 @@ import { A2A_LEGACY_PROTOCOL_VERSION } from '@a2a-js/sdk/compat/v0_3';
 import { A2A_VERSION_HEADER, Extensions, formatSSEErrorEvent, formatSSEEvent, HTTP_EXTENSION_HEADER, SSE_HEADERS } from '@a2a-js/sdk';
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { defaultServerCallContextBuilder, JsonRpcTransportHandler, validateVersion, type User } from '@a2a-js/sdk/server';
+import type { DecodeLimits } from '../../envelope/index.js';
 import type { Logger } from '../../observability/logger.js';
 import type { ApiTokens } from '../api-tokens.js';
 import type { FrontDoor } from '../http-server.js';
@@ -27,7 +28,7 @@ export interface A2aServerOptions {
   readonly timeoutMs?: number;
   /** Tasks kept per user and agent: at least this many of the newest, at most twice as many. Default 1,000. */
   readonly tasksPerUser?: number;
-  /** Largest JSON-RPC body accepted. Default 1 MiB. */
+  /** Largest JSON-RPC body accepted. Default the agent's envelope limit (`limits.maxBytes`, 1 MiB unless configured). */
   readonly maxBodyBytes?: number;
 }
 
@@ -41,6 +42,8 @@ export class A2aServer {
   readonly runs = new TaskRuns();
   private readonly agents: EndpointAgent[] = [];
   private readonly endpoints = new Map<string, AgentEndpoint>();
+  /** Each agent's envelope limits (agent.yaml `limits`), which bound its JSON-RPC bodies. */
+  private readonly bodyLimits = new Map<string, Required<DecodeLimits>>();
   private first: AgentEndpoint | undefined;
   private base: string | undefined;
 
@@ -56,6 +59,7 @@ export class A2aServer {
     for (const agent of this.agents) {
       const endpoint = agentEndpoint(agent, { url: `${this.base}${A2A_PATH_PREFIX}${encodeURIComponent(agent.id)}`, version: this.options.version, runs: this.runs, timeoutMs: agent.timeoutMs ?? this.options.timeoutMs ?? 5 * 60_000, tasksPerUser: agent.tasksPerUser ?? this.options.tasksPerUser ?? DEFAULT_A2A_TASKS_PER_USER });
       this.endpoints.set(agent.id, endpoint);
+      this.bodyLimits.set(agent.id, agent.port.limits);
       this.first ??= endpoint;
     }
   }
@@ -77,7 +81,7 @@ export class A2aServer {
     if (slash !== -1 && rest.slice(slash) === AGENT_CARD_PATH) return this.serveCard(req, res, endpoint);
     if (slash !== -1 || !endpoint) return sendJson(res, 404, { error: 'not found' });
     if (req.method !== 'POST') return sendJson(res, 405, { error: 'method not allowed' }, { allow: 'POST' });
-    return this.serveJsonRpc(req, res, endpoint);
+    return this.serveJsonRpc(req, res, endpoint, this.bodyLimits.get(endpoint.agentId)!);
   };
 
   private serveCard(req: IncomingMessage, res: ServerResponse, endpoint: AgentEndpoint | undefined): true {
@@ -87,15 +91,16 @@ export class A2aServer {
     return true;
   }
 
-  private async serveJsonRpc(req: IncomingMessage, res: ServerResponse, endpoint: AgentEndpoint): Promise<true> {
+  private async serveJsonRpc(req: IncomingMessage, res: ServerResponse, endpoint: AgentEndpoint, limits: Required<DecodeLimits>): Promise<true> {
     const principal = this.options.tokens.authenticate(req.headers.authorization);
     if (!principal) return rpcRefusal(res, 401, 'unauthorized: a valid bearer token is required', { 'www-authenticate': 'Bearer' });
     if (!roleCan(principal.role, 'execute')) return rpcRefusal(res, 403, `forbidden: role ${principal.role} lacks execute permission`);
     if (!this.options.ready()) return rpcRefusal(res, 503, 'service unavailable: the node is starting or shutting down');
-    const body = await readJsonBody(req, this.options.maxBodyBytes ?? 1024 * 1024);
+    // The body is bounded like the envelopes this agent accepts: its depth always, its size unless the server has its own.
+    const body = await readJsonBody(req, this.options.maxBodyBytes ?? limits.maxBytes, limits.maxDepth);
     if (body === ABORTED) return true;
     if (body === TOO_LARGE) return rpcRefusal(res, 413, 'payload too large');
-    if (body === NOT_UTF8 || body === TOO_DEEP) return rpcRefusal(res, 400, badBodyText(body));
+    if (body === NOT_UTF8 || body === TOO_DEEP) return rpcRefusal(res, 400, badBodyText(body, limits.maxDepth));
     if (body === INVALID || body === undefined) return sendJson(res, 200, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: the body must be a JSON document' } });
     const requested = withoutPatch(header(req, A2A_VERSION_HEADER));
     // A request that names no version is a 0.3 client's (1.0 clients always send the header).
