@@ -5,6 +5,7 @@ import type { DeliveryHandler } from '../../src/transport.js';
 import { createDelivery, handOver } from '../../src/delivery.js';
 import { CommitWatermark } from './commit-watermark.js';
 import { retryingGroupSetup } from './group-setup-retry.js';
+import { settleWithin } from '../shared/settle-within.js';
 import { OffsetCommitter } from './offset-committer.js';
 
 export interface KafkaSubscriptionSettings {
@@ -250,7 +251,12 @@ export class KafkaSubscription {
     }
   }
 
-  /** Stops fetching, commits what was acked, leaves the group. */
+  /**
+   * Stops fetching, commits what was acked, leaves the group — for at most the session
+   * timeout: with the broker gone, kafkajs retries the commit and the leave for minutes,
+   * and past the session timeout the group has dropped this member anyway. The client's
+   * retries still running then end on their own.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -258,27 +264,17 @@ export class KafkaSubscription {
     this.abortStart?.(new Error('subscription closed while starting'));
     this.startCommitted?.();
     this.setPaused(true);
-    await this.committer.flush();
-    this.committer.close();
-    await this.leaveGroup();
+    const { sessionTimeoutMs, topic, groupId, logger } = this.settings;
+    const left = await settleWithin(this.commitAndLeave(), sessionTimeoutMs);
+    if (!left) logger.warn({ topic, groupId, waitedMs: sessionTimeoutMs }, 'kafka consumer could not commit and leave its group; closing without');
   }
 
-  /**
-   * Leaves the group, for at most the session timeout: with the broker gone, kafkajs retries
-   * leaving for minutes, and past the session timeout the group has dropped this member
-   * anyway. The client's retries still running then end on their own.
-   */
-  private async leaveGroup(): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), this.settings.sessionTimeoutMs)));
-    const left = this.consumer.disconnect().then(() => 'left' as const);
+  private async commitAndLeave(): Promise<void> {
     try {
-      if ((await Promise.race([left, bound])) === 'timeout') {
-        left.catch(() => undefined);
-        this.settings.logger.warn({ topic: this.settings.topic, groupId: this.settings.groupId, waitedMs: this.settings.sessionTimeoutMs }, 'kafka consumer could not leave its group; closing without');
-      }
+      await this.committer.flush();
     } finally {
-      clearTimeout(timer);
+      this.committer.close();
     }
+    await this.consumer.disconnect();
   }
 }

@@ -6,6 +6,7 @@ import { RpcError } from '../../src/errors.js';
 import type { ConnectionState, DeliveryHandler, OutboundMessage, RpcTransport, SubscribeOptions, Subscription, TransportTraits } from '../../src/transport.js';
 import { ConnectionStateReporter } from '../shared/connection-state.js';
 import { kafkaEndpoint } from '../shared/broker-endpoint.js';
+import { settleWithin } from '../shared/settle-within.js';
 import { TransportBase } from '../shared/transport-base.js';
 import { KafkaPublisher } from './kafka-publisher.js';
 import { KafkaSubscription } from './kafka-subscription.js';
@@ -124,8 +125,9 @@ class KafkaTransport extends TransportBase {
       await subscription.close();
       // A group of this subscription's own is never joined again: its offsets would only wait
       // for retention. Not with the broker gone: kafkajs would retry the delete for minutes,
-      // holding up the shutdown, and retention removes the group all the same.
-      if (!shared && reachable) await (this.admin as Admin).deleteGroups([groupId]).catch(() => undefined);
+      // holding up the shutdown (bounded here for a broker lost but not yet noticed), and
+      // retention removes the group all the same.
+      if (!shared && reachable) await settleWithin((this.admin as Admin).deleteGroups([groupId]), this.options.sessionTimeoutMs).catch(() => undefined);
     });
     try {
       await subscription.start();

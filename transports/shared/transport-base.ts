@@ -70,9 +70,8 @@ export abstract class TransportBase implements RpcTransport {
   async close(): Promise<void> {
     if (this.isClosed) return;
     this.isClosed = true;
-    for (const [stop, topic] of [...this.stops]) {
-      await stop().catch((error: unknown) => this.logger.warn({ err: error, topic }, 'subscription did not close cleanly'));
-    }
+    // Side by side: a subscription that takes its time (a broker gone) does not add to the others'.
+    await Promise.all([...this.stops].map(([stop, topic]) => stop().catch((error: unknown) => this.logger.warn({ err: error, topic }, 'subscription did not close cleanly'))));
     await this.shutdown();
   }
 }
