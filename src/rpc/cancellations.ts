@@ -8,6 +8,8 @@ interface Running {
   readonly controller: AbortController;
   readonly caller: string;
   readonly timer: NodeJS.Timeout | undefined;
+  /** The reason the signal aborts with at the deadline, when the request has one. */
+  readonly deadlineReason: RpcError | undefined;
   /** Aborted by `cancel` (not by the deadline). */
   cancelled: boolean;
 }
@@ -24,15 +26,27 @@ export class Cancellations {
   signalFor(request: AgentRpcEnvelope, now: number): AbortSignal {
     const known = this.running.get(request.messageId);
     if (known) return known.controller.signal;
+    const deadlineReason = request.deadline === undefined ? undefined : deadlinePassed(request);
+    // Asked for only once the deadline has passed (by a handler running on after it was
+    // answered): aborted already, and nothing kept that no release would remove.
+    if (deadlineReason !== undefined && request.deadline! <= now) return AbortSignal.abort(deadlineReason);
     const controller = new AbortController();
     let timer: NodeJS.Timeout | undefined;
-    if (request.deadline !== undefined) {
-      const reason = new RpcError('EAGENTRPC_TIMEOUT', `the handler for ${request.capability} ran past its deadline`, { details: { deadline: request.deadline } });
-      timer = setTimeout(() => controller.abort(reason), Math.max(0, request.deadline - now));
+    if (deadlineReason !== undefined) {
+      timer = setTimeout(() => controller.abort(deadlineReason), request.deadline! - now);
       timer.unref();
     }
-    this.running.set(request.messageId, { controller, caller: request.from, timer, cancelled: false });
+    this.running.set(request.messageId, { controller, caller: request.from, timer, deadlineReason, cancelled: false });
     return controller.signal;
+  }
+
+  /**
+   * The request's deadline has passed (seen before the signal's own timer fired): its signal
+   * aborts now, so a handler still running after its caller was answered hears of it.
+   */
+  expire(requestId: string): void {
+    const running = this.running.get(requestId);
+    if (running?.deadlineReason !== undefined) running.controller.abort(running.deadlineReason);
   }
 
   /** Aborts a running request. `from`, when given, must be the request's own caller. False when nothing ran or the caller differs. */
@@ -52,6 +66,10 @@ export class Cancellations {
     this.running.delete(requestId);
     return running.cancelled;
   }
+}
+
+function deadlinePassed(request: AgentRpcEnvelope): RpcError {
+  return new RpcError('EAGENTRPC_TIMEOUT', `the handler for ${request.capability} ran past its deadline`, { details: { deadline: request.deadline } });
 }
 
 /** The requestId a `$cancel` event names, or undefined. */

@@ -21,6 +21,8 @@ export async function withinDeadline(core: InboxCore, envelope: AgentRpcEnvelope
   } finally {
     clearTimeout(timer);
   }
+  // The signal's own timer may not have fired yet, and the dispatch releases it next.
+  core.cancellations.expire(envelope.messageId);
   const { capability, deadline } = envelope;
   void running.then(
     () => discarded(core, envelope, 'ok'),

@@ -1,4 +1,4 @@
-import { cpSync, existsSync, mkdtempSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -85,5 +85,13 @@ describe('execute deadline - a handler is bounded by execute.timeoutMs', () => {
     const answer = await call('POST', '/execute', executeBody('cooperative', {}));
     expect(answer.status).toBe(504);
     expect(answer.body.error?.code).toBe('EAGENTRPC_TIMEOUT');
+  });
+
+  it('execute deadline - a handler running on past its answered deadline finds its signal aborted with EAGENTRPC_TIMEOUT', async () => {
+    const done = marker('late-look');
+    const answer = await call('POST', '/execute', executeBody('stubborn', { ms: HANDLER_MS, marker: done, lookLate: true }));
+    expect(answer.status).toBe(504);
+    await until(() => existsSync(done), 30_000);
+    expect(readFileSync(done, 'utf8')).toBe('aborted=true EAGENTRPC_TIMEOUT');
   });
 });
