@@ -3,6 +3,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { AgentNode, PeerTable } from '../src/index.js';
 import { kafkaTransport } from '../transports/kafka/index.js';
 import type { BenchRun } from './memory-bench.js';
+import { benchNodeOptions, isEchoed } from './bench-auth.js';
 import { BENCH_PAYLOAD } from './payload.js';
 import { closedLoop } from './stats.js';
 
@@ -81,15 +82,16 @@ async function agentRpcKafka(brokers: string[]): Promise<Runner> {
   // Fresh topics per run, so no run reads another's leftovers.
   const run = randomUUID().slice(0, 8);
   const topics = { requests: `bench.${run}.echo.requests` };
+  const { options: options } = benchNodeOptions('internal', 'implicit');
   const peers = new PeerTable([{ id: 'echo', routes: [{ kind: 'kafka', requestsTopic: topics.requests }] }]);
-  const echo = new AgentNode({ id: 'echo', transports: [kafkaTransport({ brokers, clientId: 'bench-echo' })], peers, topics });
-  const caller = new AgentNode({ id: 'caller', transports: [kafkaTransport({ brokers, clientId: 'bench-caller' })], peers, instanceId: run });
+  const echo = new AgentNode({ id: 'echo', transports: [kafkaTransport({ brokers, clientId: 'bench-echo' })], peers, topics, ...options });
+  const caller = new AgentNode({ id: 'caller', transports: [kafkaTransport({ brokers, clientId: 'bench-caller' })], peers, instanceId: run, ...options });
   echo.handle('echo', (input) => input);
   await echo.start();
   await caller.start();
   return {
     label: 'agent-rpc sync call (Kafka)',
-    call: async () => (await caller.requestAgent({ to: 'agent://echo', capability: 'echo', payload: BENCH_PAYLOAD, timeoutMs: 30_000 })).status === 'ok',
+    call: async () => isEchoed(await caller.requestAgent({ to: 'agent://echo', capability: 'echo', payload: BENCH_PAYLOAD, timeoutMs: 30_000 })),
     close: async () => {
       await caller.close();
       await echo.close();

@@ -1,7 +1,7 @@
 import { AgentNode, FlowRecorder, FlowRecordStore, PeerTable, systemClock } from '../src/index.js';
 import type { Delivery } from '../src/transport.js';
 import { MemoryBus, memoryTransport } from '../transports/memory/index.js';
-import { benchNodeOptions, type BenchAuth, type BenchFlow } from './bench-auth.js';
+import { benchNodeOptions, isEchoed, type BenchAuth, type BenchFlow } from './bench-auth.js';
 import { BENCH_PAYLOAD } from './payload.js';
 import { closedLoop, type LoadFigures } from './stats.js';
 
@@ -26,7 +26,7 @@ export async function benchAgentRpcMemory(concurrency: number, warmupMs: number,
   await echo.start();
   await caller.start();
   const figures = await closedLoop(
-    async () => (await caller.requestAgent({ to: 'agent://echo', capability: 'echo', payload: BENCH_PAYLOAD })).status === 'ok',
+    async () => isEchoed(await caller.requestAgent({ to: 'agent://echo', capability: 'echo', payload: BENCH_PAYLOAD })),
     concurrency,
     warmupMs,
     measureMs,

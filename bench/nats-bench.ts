@@ -1,7 +1,7 @@
 import { connect, type NatsConnection } from 'nats';
 import { ServiceBroker } from 'moleculer';
 import { AgentNode, PeerTable } from '../src/index.js';
-import { benchNodeOptions, type BenchAuth, type BenchFlow } from './bench-auth.js';
+import { benchNodeOptions, isEchoed, type BenchAuth, type BenchFlow } from './bench-auth.js';
 import { natsTransport } from '../transports/nats/index.js';
 import type { BenchRun } from './memory-bench.js';
 import { BENCH_PAYLOAD } from './payload.js';
@@ -78,7 +78,7 @@ async function agentRpcNats(url: string, auth: BenchAuth, flow: BenchFlow): Prom
   await caller.start();
   return {
     label: `agent-rpc sync call (NATS${label})`,
-    call: async () => (await caller.requestAgent({ to: 'agent://echo', capability: 'echo', payload: BENCH_PAYLOAD })).status === 'ok',
+    call: async () => isEchoed(await caller.requestAgent({ to: 'agent://echo', capability: 'echo', payload: BENCH_PAYLOAD })),
     close: async () => {
       await caller.close();
       await echo.close();

@@ -3,6 +3,7 @@ import { CreateQueueCommand, DeleteMessageCommand, DeleteQueueCommand, ReceiveMe
 import { AgentNode, PeerTable } from '../src/index.js';
 import { sqsTransport } from '../transports/sqs/index.js';
 import type { BenchRun } from './memory-bench.js';
+import { benchNodeOptions, isEchoed } from './bench-auth.js';
 import { BENCH_PAYLOAD } from './payload.js';
 import { closedLoop } from './stats.js';
 
@@ -87,15 +88,16 @@ async function rawSqs(endpoint: string): Promise<Runner> {
 async function agentRpcSqs(endpoint: string): Promise<Runner> {
   const run = randomUUID().slice(0, 8);
   const options = { endpoint, ...CONNECTION, queuePrefix: `bench-${run}-`, waitTimeSeconds: 1 };
+  const { options: nodeOptions } = benchNodeOptions('internal', 'implicit');
   const peers = new PeerTable([{ id: 'echo', routes: [{ kind: 'sqs' }] }]);
-  const echo = new AgentNode({ id: 'echo', transports: [sqsTransport(options)], peers });
-  const caller = new AgentNode({ id: 'caller', transports: [sqsTransport(options)], peers, instanceId: run });
+  const echo = new AgentNode({ id: 'echo', transports: [sqsTransport(options)], peers, ...nodeOptions });
+  const caller = new AgentNode({ id: 'caller', transports: [sqsTransport(options)], peers, instanceId: run, ...nodeOptions });
   echo.handle('echo', (input) => input);
   await echo.start();
   await caller.start();
   return {
     label: 'agent-rpc sync call (SQS)',
-    call: async () => (await caller.requestAgent({ to: 'agent://echo', capability: 'echo', payload: BENCH_PAYLOAD, timeoutMs: 30_000 })).status === 'ok',
+    call: async () => isEchoed(await caller.requestAgent({ to: 'agent://echo', capability: 'echo', payload: BENCH_PAYLOAD, timeoutMs: 30_000 })),
     close: async () => {
       await caller.close();
       await echo.close();

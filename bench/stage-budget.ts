@@ -8,7 +8,8 @@ import { FLOW_HEADER, RunawayGuard } from '../src/guard/index.js';
 import { hmacAuth } from '../src/auth/hmac-provider.js';
 import { canonicalizeForSigning, decodeEnvelope, encodeEnvelope, newMessageId, type AgentRpcEnvelope } from '../src/envelope/index.js';
 import { MemoryIdempotencyStore } from '../src/idempotency/memory-store.js';
-import { AgentNode, PeerTable } from '../src/index.js';
+import { AgentNode, PeerTable, PrometheusMetrics } from '../src/index.js';
+import type { StageTimes } from '../src/rpc/stage-runner.js';
 import { MemoryBus, memoryTransport } from '../transports/memory/index.js';
 import { BENCH_PAYLOAD } from './payload.js';
 import { benchAuthProvider } from './bench-auth.js';
@@ -80,20 +81,49 @@ async function transportOnly(): Promise<number> {
   return perCall / 2;
 }
 
-/** CPU µs per sync call between two nodes on one bus, sequential (C=1). */
-async function wholeCall(signed: boolean): Promise<number> {
+/** Two nodes on one bus as a default `agent-rpc serve` has them (metrics on), optionally timing their stages. */
+async function echoPair(signed: boolean, stageTimes?: StageTimes): Promise<{ caller: AgentNode; echo: AgentNode; close: () => Promise<void> }> {
   const auth = benchAuthProvider(signed ? 'hmac' : 'internal');
   const bus = new MemoryBus();
   const peers = new PeerTable([{ id: 'echo', routes: [{ kind: 'memory' }] }]);
-  const caller = new AgentNode({ id: 'caller', transports: [memoryTransport({ bus })], peers, ...auth });
-  const echo = new AgentNode({ id: 'echo', transports: [memoryTransport({ bus })], peers, ...auth });
+  const metrics = new PrometheusMetrics({ processMetrics: false });
+  const options = { peers, ...auth, ...(stageTimes ? { stageTimes } : {}) };
+  const caller = new AgentNode({ id: 'caller', transports: [memoryTransport({ bus })], metrics: metrics.forAgent('caller'), ...options });
+  const echo = new AgentNode({ id: 'echo', transports: [memoryTransport({ bus })], metrics: metrics.forAgent('echo'), ...options });
   echo.handle('echo', (input) => input);
   await echo.start();
   await caller.start();
-  const perCall = await cpuPerRound(() => caller.requestAgent({ to: 'agent://echo', capability: 'echo', payload: BENCH_PAYLOAD }));
-  await caller.close();
-  await echo.close();
+  return { caller, echo, close: async () => (await caller.close(), await echo.close()) };
+}
+
+const echoCall = (caller: AgentNode) => () => caller.requestAgent({ to: 'agent://echo', capability: 'echo', payload: BENCH_PAYLOAD });
+
+/** CPU µs per sync call between two nodes on one bus, sequential (C=1). */
+async function wholeCall(signed: boolean): Promise<number> {
+  const { caller, close } = await echoPair(signed);
+  const perCall = await cpuPerRound(echoCall(caller));
+  await close();
   return perCall;
+}
+
+/**
+ * The stages a default node runs, in order, each with the µs of its own synchronous work
+ * per call (the receive stages run twice a call: on the request at the callee, on the
+ * response at the caller; a stage a response never reaches counts once).
+ */
+async function stageList(signed: boolean): Promise<string[]> {
+  const times: StageTimes = { totals: new Map() };
+  const { caller, echo, close } = await echoPair(signed, times);
+  const call = echoCall(caller);
+  for (let i = 0; i < 10_000; i++) await call();
+  times.totals.clear();
+  for (let i = 0; i < ROUNDS; i++) await call();
+  const perCall = (name: string): string => ((Number(times.totals.get(name)?.ns ?? 0n) / ROUNDS) / 1000).toFixed(2);
+  const lines = [`| send stage (caller) | µs per call |`, '|---|---|', ...caller.stages.send.map((name) => `| ${name} | ${perCall(name)} |`)];
+  lines.push('', `| receive stage (callee and caller) | µs per call |`, '|---|---|', ...echo.stages.receive.map((name) => `| ${name} | ${perCall(name)} |`));
+  lines.push('', `middleware around handlers and calls, outermost first: ${echo.stages.middleware.join(' → ') || '(none)'}`);
+  await close();
+  return lines;
 }
 
 /** A signed request as a receiver has it: decoded from the wire, with the bytes' canonical tail. */
@@ -130,6 +160,7 @@ async function main(): Promise<void> {
       return store.complete(id, undefined, 60_000);
     })],
   ];
+  const list = await stageList(false);
   const transport = await transportOnly();
   const internal = await wholeCall(false);
   const signed = await wholeCall(true);
@@ -145,6 +176,8 @@ async function main(): Promise<void> {
   console.log(`| dispatch, pending registry, promises, flow context (per call: the rest) | ${rest.toFixed(1)} |`);
   console.log(`| whole sync call, memory, C=1, CPU | ${internal.toFixed(1)} |`);
   console.log(`| whole sync call, memory, HMAC, C=1, CPU | ${signed.toFixed(1)} |`);
+  console.log(`\nThe pipeline of a default node (metrics on, internal auth), its stages timed inside a sync call (C=1):\n`);
+  for (const line of list) console.log(line);
   void sink;
 }
 

@@ -10,6 +10,8 @@ export { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, type RequestAgentOptions } from './
 export type { RetryOptions } from './rpc/sync-call.js';
 export { CALL_MODES, CALL_STATUSES, type CallMode, type CallResult, type CallStatus } from './rpc/call-result.js';
 export type { Handler, HandlerContext, HandlerResult, RespondOptions } from './rpc/handler.js';
+export { checkFlowBudget, executionOf, reportUsage, tracingOf, usageOf } from './rpc/handler-features.js';
+export type { CallSender, HandlerInvoker, Middleware, OutgoingCall } from './rpc/middleware.js';
 export type { ExecutionScope, ExecutionMessage, ExecutionStore } from './rpc/execution-scope.js';
 export { HttpRemoteAgent, type RemoteExecuteOptions } from './remote-nodes/http-remote-agent.js';
 export {

@@ -4,6 +4,7 @@ import type { AuditLog } from '../audit/audit-log.js';
 import { flowOfRequest } from '../remote-nodes/session-flow.js';
 import type { RpcMetrics } from '../observability/metrics.js';
 import type { Handler, HandlerContext } from '../rpc/handler.js';
+import { checkFlowBudget, executionOf, reportUsage, tracingOf, usageOf } from '../rpc/index.js';
 import { runAgentLoop, type AgentLoopResult } from './agent-loop.js';
 import { contextMessages, recordAdded } from './execution-messages.js';
 import { loadAgentMemory, type AgentMemory } from './memory.js';
@@ -53,7 +54,7 @@ export function agentHandler(options: AgentHandlerOptions): Handler {
   return async (input, ctx) => {
     const messages: ModelMessage[] = spec.messages.map((message) => ({ role: message.role, content: masker.mask(fillTemplate(message.content, input)) }));
     const result = await run(messages, ctx);
-    const usage = ctx.usage();
+    const usage = usageOf(ctx);
     ctx.logger.info({ capability: capability.name, correlationId: ctx.correlationId, iterations: result.iterations, ...usage }, `${capability.name} answered: ${usage.inputTokens} input + ${usage.outputTokens} output tokens, $${usage.costUsd.toFixed(6)}`);
     return capability.outputSchema ? result.data : { text: result.text, usage };
   };
@@ -71,11 +72,12 @@ export function modelAgentRunner(options: AgentHandlerOptions): (messages: reado
   const workDir = join(options.dataDir, 'workspace');
   const output = capability.outputSchema ? outputCheck(capability.outputSchema) : undefined;
   return async (own, ctx) => {
-    const execution = ctx.execution;
+    const execution = executionOf(ctx);
+    const tracing = tracingOf(ctx);
     const messages = execution ? [...contextMessages(execution), ...own] : own;
     await mkdir(workDir, { recursive: true });
     const memory = spec.memory ? await loadAgentMemory({ dataDir: options.dataDir, agentId }) : undefined;
-    const store = ctx.execution?.store;
+    const store = executionOf(ctx)?.store;
     const tools = [...(await options.tools({ ctx, workDir, memory })), ...(store ? storeTools(store) : [])];
     const logger = ctx.logger.child({ capability: capability.name, correlationId: ctx.correlationId });
     const system = masker.mask(
@@ -107,11 +109,11 @@ export function modelAgentRunner(options: AgentHandlerOptions): (messages: reado
       ...(output ? { output } : {}),
       signal: ctx.signal,
       masker,
-      reportUsage: (usage) => ctx.reportUsage(usage),
-      checkBudget: () => ctx.checkFlowBudget(),
+      reportUsage: (usage) => reportUsage(ctx, usage),
+      checkBudget: () => checkFlowBudget(ctx),
       logger,
       metrics: options.metrics,
-      ...(ctx.tracing ? { trace: { tracing: ctx.tracing, request: ctx.envelope } } : {}),
+      ...(tracing ? { trace: { tracing, request: ctx.envelope } } : {}),
       ...(execution ? { onMessage: (message: ModelMessage) => recordAdded(execution, message) } : {}),
     });
   };

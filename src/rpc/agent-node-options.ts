@@ -17,6 +17,8 @@ import type { CapabilitySchema } from './capability-schemas.js';
 import type { PermissionRules } from './permissions.js';
 import type { AgentTopics } from './topics.js';
 import type { ApprovalGate } from './approvals.js';
+import type { Middleware } from './middleware.js';
+import type { StageTimes } from './stage-runner.js';
 
 export interface AgentNodeOptions {
   /** The agent's id; it is addressed as `agent://<id>`. */
@@ -84,6 +86,14 @@ export interface AgentNodeOptions {
   readonly tracerProvider?: TracerProvider;
   /** Hears each call this node makes and handles (a FlowRecorder for the flow pages). Default: nobody. */
   readonly flows?: FlowObserver;
+  /**
+   * Stages of the node's own around every handler it runs and every call it makes, wrapped
+   * once when the node is built (docs/middleware.md); the first is outermost. They run inside
+   * the node's built-in stages (metrics, flow recording, tracing, flow context).
+   */
+  readonly middleware?: readonly Middleware[];
+  /** Times every receive and send stage into this record (`npm run bench:stages`); never for production. */
+  readonly stageTimes?: StageTimes;
   readonly clock?: Clock;
 }
 

@@ -38,6 +38,9 @@ import { noApprovals } from './approvals.js';
 import { Cancellations } from './cancellations.js';
 import { ConnectionWatch } from './connection-watch.js';
 import { DEFAULT_LIMITS, checkAuth, checkLimits, type AgentNodeOptions } from './agent-node-options.js';
+import { checkMiddleware, type HandlerInvoker, type Middleware } from './middleware.js';
+import { buildPipeline, nodeMiddleware, pipelineHandler } from './stages/node-pipeline.js';
+import type { StageTimes } from './stage-runner.js';
 
 export type { AgentNodeOptions } from './agent-node-options.js';
 
@@ -51,7 +54,9 @@ export class AgentNode {
   // (CallerCore, InboxCore, InboundPort), handed out by the node itself.
   readonly #core: InboxCore;
   readonly #inbound: InboundPort;
-  private readonly handlers = new Map<string, Handler>();
+  /** Each capability's handler inside the node's middleware, composed when it is registered. */
+  private readonly invokers = new Map<string, HandlerInvoker>();
+  private readonly middleware: readonly Middleware[];
   private readonly inbox: Inbox;
   private readonly requestSubscriptions: Subscription[] = [];
   private readonly responseSubscriptions: Subscription[] = [];
@@ -122,11 +127,15 @@ export class AgentNode {
       clock,
       limits: checkLimits({ ...DEFAULT_LIMITS, ...limits }),
       implicitFlow: options.implicitFlow ?? true,
+      outgoing: { send: () => Promise.reject(new TypeError('AgentNode: not built yet')), sending: [], sendStages: [] },
     };
-    this.inbox = new Inbox(this.#core, this.handlers);
+    const times = options.stageTimes;
+    this.middleware = nodeMiddleware(this.#core, checkMiddleware(options.middleware));
+    Object.assign(this.#core.outgoing, buildPipeline(this.#core, this.middleware, times));
+    this.inbox = new Inbox(this.#core, this.invokers, times);
     this.connections = new ConnectionWatch(this.#core.registry, this.#core.limits.connectionLossGraceMs, logger);
     this.#inbound = createInboundPort(this.#core, this.inbox, () => this.state === 'running');
-    for (const [capability, handler] of builtinHandlers(uri, instanceId, options.capabilities ?? [], Date.now(), (id) => this.requeueDlq(id))) this.handlers.set(capability, handler);
+    for (const [capability, handler] of builtinHandlers(uri, instanceId, options.capabilities ?? [], Date.now(), (id) => this.requeueDlq(id))) this.register(capability, handler);
   }
 
   get id(): string {
@@ -179,9 +188,18 @@ export class AgentNode {
   handle<I = unknown, O = unknown>(capability: string, handler: Handler<I, O>): this {
     if (typeof capability !== 'string' || capability.length === 0) throw new TypeError('handle: capability must be a non-empty string');
     if (typeof handler !== 'function') throw new TypeError(`handle: handler for ${capability} must be a function`);
-    if (this.handlers.has(capability)) throw new TypeError(`handle: ${capability} already has a handler`);
-    this.handlers.set(capability, handler as Handler);
+    if (this.invokers.has(capability)) throw new TypeError(`handle: ${capability} already has a handler`);
+    this.register(capability, handler as Handler);
     return this;
+  }
+
+  private register(capability: string, handler: Handler): void {
+    this.invokers.set(capability, pipelineHandler(this.#core, this.middleware, capability, handler));
+  }
+
+  /** The stages this node runs, in order: on every delivery, around every handler and call, and on every call before it is sent. */
+  get stages(): { readonly receive: readonly string[]; readonly middleware: readonly string[]; readonly send: readonly string[] } {
+    return { receive: this.inbox.stages.map((stage) => stage.name), middleware: this.middleware.map((entry) => entry.name), send: this.#core.outgoing.sendStages.map((stage) => stage.name) };
   }
 
   /** Subscribes to the local bus (async responses, progress, incoming events). Returns an unsubscribe function. */

@@ -43,6 +43,16 @@ export class CapabilitySchemas {
     return this.compiled.has(capability);
   }
 
+  /** Some capability publishes an input schema: the receive path checks inputs. */
+  get hasInputSchemas(): boolean {
+    for (const entry of this.compiled.values()) if (entry.input) return true;
+    return false;
+  }
+
+  hasOutput(capability: string): boolean {
+    return this.compiled.get(capability)?.output !== undefined;
+  }
+
   /** Undefined when the value conforms (or no schema is known), else the violation. */
   check(capability: string, direction: SchemaDirection, value: unknown): RpcError | undefined {
     const validate = this.compiled.get(capability)?.[direction];

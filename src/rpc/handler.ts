@@ -4,10 +4,6 @@ import type { Logger } from '../observability/logger.js';
 import type { CallResult } from './call-result.js';
 import type { ApprovalAnswer, ApprovalPrompt } from './approvals.js';
 import type { RequestAgentOptions } from './request-agent.js';
-import type { Usage } from './flow-usage.js';
-import type { RpcError } from '../errors.js';
-import type { ExecutionScope } from './execution-scope.js';
-import type { RpcTracing } from '../observability/tracing/rpc-tracing.js';
 
 /** What a handler sends back: data, or an error the caller receives as a typed RpcError. */
 export type HandlerResult<O = unknown> =
@@ -19,6 +15,12 @@ export interface RespondOptions {
   readonly progress?: boolean;
 }
 
+/**
+ * What every handler gets. Feature state is not on it but with the feature, keyed by the
+ * context: `reportUsage(ctx, usage)` and `usageOf(ctx)` (tokens and cost),
+ * `checkFlowBudget(ctx)` (the guard's budget), `executionOf(ctx)` (a remote execution's
+ * scope), `tracingOf(ctx)` (the node's spans).
+ */
 export interface HandlerContext {
   /** The request envelope as received (already verified). */
   readonly envelope: AgentRpcEnvelope;
@@ -56,20 +58,6 @@ export interface HandlerContext {
    * RpcError. Long work (a model loop, a shell command) should stop when it fires.
    */
   readonly signal: AbortSignal;
-  /** Adds model usage (tokens, cost) to this request's: the response carries it, rolled up with its calls'. */
-  reportUsage(usage: Usage): void;
-  /** Everything this request caused so far: reported usage plus the rolled-up usage of the calls it made. */
-  usage(): Usage;
-  /** The guard's refusal (EAGENTRPC_GUARD_REJECTED, rule tokens or cost) once the flow has spent its budget; undefined while within it. */
-  checkFlowBudget(): RpcError | undefined;
-  /**
-   * The executor's context when the request came through the remote execution protocol
-   * (`POST /execute`): its conversation, thoughts and shared store. What the handler adds
-   * to `execution.added` goes back as the delta. Undefined for every other request.
-   */
-  readonly execution?: ExecutionScope;
-  /** The node's spans: a model agent records its model requests and tool calls under the handler's span. */
-  readonly tracing?: RpcTracing;
 }
 
 export type Handler<I = unknown, O = unknown> = (input: I, ctx: HandlerContext) => O | Promise<O>;

@@ -18,6 +18,7 @@ import type { PeerTable } from './peer-table.js';
 import type { PendingRegistry } from './pending-registry.js';
 import type { PermissionCheck } from './permissions.js';
 import type { AgentTopics } from './topics.js';
+import type { CallSender, OutgoingCall } from './middleware.js';
 
 export interface NodeLimits {
   /** Largest envelope accepted, in bytes. Default 1 MiB. */
@@ -86,6 +87,17 @@ export interface CallerCore extends NodeIdentity, Telemetry, NodeLinks {
   /** Published schemas of peers' capabilities, by peer URI: payloads checked before sending. */
   readonly peerSchemas: Map<string, CapabilitySchemas>;
   readonly bus: LocalBus;
+  /** The node's send pipeline (stages/node-pipeline.ts), set once when the node is built. */
+  readonly outgoing: OutgoingPipeline;
+}
+
+export interface OutgoingPipeline {
+  /** The send path inside every middleware's `call`. */
+  send: CallSender;
+  /** Middleware's `sending` hooks, run on each built request before it is signed. */
+  sending: readonly ((call: OutgoingCall) => void)[];
+  /** The send stages, by name, in order (for `node.stages`). */
+  sendStages: readonly { readonly name: string }[];
 }
 
 /** What the inbox (receive, dispatch, reply, dead-letter) needs, besides calling on behalf of handlers. */

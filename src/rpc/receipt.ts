@@ -9,6 +9,7 @@ import { deferDelay, mayRedeliver, redeliveryDelay } from './redelivery.js';
 import { buildResponse, publishReply } from './responder.js';
 import type { ResponsePayload } from './response-payload.js';
 import type { ExecutionScope } from './execution-scope.js';
+import type { HandlerInvoker } from './middleware.js';
 import type { Span } from '@opentelemetry/api';
 
 /** Replies to a request that came through the inbound port go back to whoever handed it in. */
@@ -52,9 +53,13 @@ export interface Refusal {
  */
 export class Receipt {
   envelope: AgentRpcEnvelope | undefined;
+  /** From the decoder: the bytes after `auth`, when the sender wrote the canonical form (the verifier checks them as they are). */
+  signedTail: Uint8Array | undefined;
   dedupeKey: string | undefined;
   /** The delivery's process span (requests and events), ended when the inbox is done with it. */
   span: Span | undefined;
+  /** The capability's handler, wrapped in the node's middleware (set by the capability stage). */
+  invoke: HandlerInvoker | undefined;
 
   constructor(
     private readonly core: InboxCore,
@@ -103,25 +108,42 @@ export class Receipt {
    * redelivery sends the stored reply instead of running the handler again. Otherwise the
    * reply is dead-lettered as `reply-undeliverable`.
    */
-  async answer(reply: StoredReply | undefined, options: { sent?: Promise<void>; payload?: ResponsePayload } = {}): Promise<void> {
-    if (!options.sent) await this.complete(reply);
-    if (reply) {
-      try {
-        await (options.sent ?? this.send(reply, options.payload));
-      } catch (error) {
-        const failure = toRpcError(error);
-        if (failure.retriable && this.mayRetry) return this.retryLater();
-        await this.deadLetter({
-          kind: 'reply-undeliverable',
-          reason: failure.code,
-          detail: failure.message,
-          error: failure.toWire(),
-          body: reply.body,
-          replyTo: reply.replyTo,
-        });
-        return this.delivery.ack();
-      }
+  answer(reply: StoredReply | undefined, options: { sent?: Promise<void>; payload?: ResponsePayload } = {}): MaybePromise<void> {
+    if (options.sent && reply) return this.ackOnceSent(reply, options.sent);
+    const recording = this.core.dedupe.complete(this.key, reply);
+    if (isPromise(recording)) return recording.then(() => this.sendAndAck(reply, options.payload));
+    return this.sendAndAck(reply, options.payload);
+  }
+
+  private sendAndAck(reply: StoredReply | undefined, payload: ResponsePayload | undefined): MaybePromise<void> {
+    if (!reply) return this.delivery.ack();
+    let sending: Promise<void>;
+    try {
+      sending = this.send(reply, payload);
+    } catch (error) {
+      sending = Promise.reject(error);
     }
+    return this.ackOnceSent(reply, sending);
+  }
+
+  private ackOnceSent(reply: StoredReply, sending: Promise<void>): Promise<void> {
+    return sending.then(
+      () => this.delivery.ack(),
+      (error: unknown) => this.replyFailed(reply, error),
+    );
+  }
+
+  private async replyFailed(reply: StoredReply, error: unknown): Promise<void> {
+    const failure = toRpcError(error);
+    if (failure.retriable && this.mayRetry) return this.retryLater();
+    await this.deadLetter({
+      kind: 'reply-undeliverable',
+      reason: failure.code,
+      detail: failure.message,
+      error: failure.toWire(),
+      body: reply.body,
+      replyTo: reply.replyTo,
+    });
     this.delivery.ack();
   }
 
@@ -181,12 +203,8 @@ export class Receipt {
     if (isPromise(releasing)) await releasing;
   }
 
-  private async complete(reply: StoredReply | undefined): Promise<void> {
-    const recording = this.core.dedupe.complete(this.key, reply);
-    if (isPromise(recording)) await recording;
-  }
-
-  private get request(): AgentRpcEnvelope {
+  /** The decoded envelope (stages after `decode` only). */
+  get request(): AgentRpcEnvelope {
     if (!this.envelope) throw new TypeError('Receipt: no envelope decoded yet');
     return this.envelope;
   }

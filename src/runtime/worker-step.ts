@@ -7,6 +7,7 @@ import type { ExecutionContext } from '../remote-nodes/remote-execution-context.
 import type { RemoteNodeResolver } from '../remote-nodes/remote-node.js';
 import { addUsage, NO_USAGE } from '../rpc/flow-usage.js';
 import type { HandlerContext } from '../rpc/handler.js';
+import { reportUsage } from '../rpc/index.js';
 import { parseTraceparent, TRACEPARENT_HEADER } from '../rpc/trace-context.js';
 import type { StepResult } from '../workflow/run-workflow.js';
 import type { AgentStep } from '../workflow/workflow-schema.js';
@@ -62,7 +63,7 @@ export function workerStepRunner(options: WorkerStepOptions): WorkerStepRunner {
     } finally {
       // What the worker spent counts even when the step failed there: the delta is merged first.
       const spent = context.usage.reduce(addUsage, NO_USAGE);
-      if (context.usage.length > 0) ctx.reportUsage(spent);
+      if (context.usage.length > 0) reportUsage(ctx, spent);
     }
   };
 }

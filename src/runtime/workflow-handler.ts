@@ -3,6 +3,7 @@ import type { ModelMessage } from '../agent/models/model-client.js';
 import { RpcError, toRpcError } from '../errors.js';
 import { addUsage, NO_USAGE, type Usage } from '../rpc/flow-usage.js';
 import type { Handler, HandlerContext } from '../rpc/handler.js';
+import { derivedContext, reportUsage, tapUsage } from '../rpc/index.js';
 import { MAX_TIMEOUT_MS } from '../rpc/request-agent.js';
 import { writeRunRecord, type WorkflowRunRecord } from '../workflow/run-record.js';
 import { runWorkflow, StepFailure, type RunStep } from '../workflow/run-workflow.js';
@@ -113,7 +114,7 @@ export function workflowHandler(options: WorkflowHandlerOptions): Handler {
  */
 function stepContext(ctx: HandlerContext, step: string, signal: AbortSignal, spend: (usage: Usage) => void): HandlerContext {
   const logger = ctx.logger.child({ step });
-  return {
+  const stepCtx: HandlerContext = {
     envelope: ctx.envelope,
     correlationId: ctx.correlationId,
     from: ctx.from,
@@ -130,11 +131,10 @@ function stepContext(ctx: HandlerContext, step: string, signal: AbortSignal, spe
     },
     requestApproval: (prompt) => ctx.requestApproval(prompt),
     signal,
-    reportUsage: (usage) => {
-      spend(usage);
-      ctx.reportUsage(usage);
-    },
-    usage: () => ctx.usage(),
-    checkFlowBudget: () => ctx.checkFlowBudget(),
   };
+  tapUsage(stepCtx, (usage) => {
+    spend(usage);
+    reportUsage(ctx, usage);
+  });
+  return derivedContext(stepCtx, ctx);
 }

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApprovalAnswer } from '../../src/rpc/approvals.js';
 import type { Usage } from '../../src/rpc/flow-usage.js';
+import { checkFlowBudget, reportUsage, usageOf } from '../../src/index.js';
 import { MemoryFleet } from '../support/fleet.js';
 
 let fleet: MemoryFleet;
@@ -85,14 +86,14 @@ describe('usage - rolled up along the flow', () => {
     const middle = await fleet.node('middle');
     const worker = await fleet.node('worker');
     worker.handle('work', (_input, ctx) => {
-      ctx.reportUsage(usage(100, 20, 0.01));
+      reportUsage(ctx, usage(100, 20, 0.01));
       return 'done';
     });
     middle.handle('plan', async (_input, ctx) => {
-      ctx.reportUsage(usage(50, 10, 0.005));
+      reportUsage(ctx, usage(50, 10, 0.005));
       const first = await ctx.requestAgent({ to: 'worker', capability: 'work', payload: {} });
       const second = await ctx.requestAgent({ to: 'worker', capability: 'work', payload: {} });
-      return { first: first.usage, second: second.usage, total: ctx.usage() };
+      return { first: first.usage, second: second.usage, total: usageOf(ctx) };
     });
     const result = await caller.requestAgent<{ first: Usage; total: Usage }>({ to: 'middle', capability: 'plan', payload: {} });
     expect(result.response?.first).toEqual(usage(100, 20, 0.01));
@@ -105,7 +106,7 @@ describe('usage - rolled up along the flow', () => {
     const caller = await fleet.node('caller');
     const worker = await fleet.node('worker');
     worker.handle('work', (_input, ctx) => {
-      ctx.reportUsage(usage(7, 3, 0));
+      reportUsage(ctx, usage(7, 3, 0));
       throw new Error('gave up');
     });
     const result = await caller.requestAgent({ to: 'worker', capability: 'work', payload: {} });
@@ -127,13 +128,13 @@ describe('guard - flow budgets', () => {
     const middle = await fleet.node('middle', { guard: { maxTokens: 100 } });
     const worker = await fleet.node('worker');
     worker.handle('work', (_input, ctx) => {
-      ctx.reportUsage(usage(80, 30, 0));
+      reportUsage(ctx, usage(80, 30, 0));
       return 'done';
     });
     middle.handle('plan', async (_input, ctx) => {
       const first = await ctx.requestAgent({ to: 'worker', capability: 'work', payload: {} });
       const second = await ctx.requestAgent({ to: 'worker', capability: 'work', payload: {} });
-      return { first: first.status, second: second.error?.code, rule: second.error?.details?.rule, budget: ctx.checkFlowBudget()?.details };
+      return { first: first.status, second: second.error?.code, rule: second.error?.details?.rule, budget: checkFlowBudget(ctx)?.details };
     });
     const result = await caller.requestAgent({ to: 'middle', capability: 'plan', payload: {} });
     expect(result.response).toMatchObject({ first: 'ok', second: 'EAGENTRPC_GUARD_REJECTED', rule: 'tokens', budget: { rule: 'tokens', value: 110, limit: 100 } });
@@ -145,7 +146,7 @@ describe('guard - flow budgets', () => {
     const worker = await fleet.node('worker', { guard: { maxCostUsd: 0.5 } });
     worker.handle('work', () => 'done');
     middle.handle('plan', async (_input, ctx) => {
-      ctx.reportUsage(usage(10, 10, 0.75));
+      reportUsage(ctx, usage(10, 10, 0.75));
       const call = await ctx.requestAgent({ to: 'worker', capability: 'work', payload: {} });
       return { code: call.error?.code, rule: call.error?.details?.rule };
     });

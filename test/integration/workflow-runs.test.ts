@@ -5,6 +5,7 @@ import { loadAgentConfig } from '../../src/config/agent-config.js';
 import { RpcError } from '../../src/errors.js';
 import { AgentNode } from '../../src/rpc/agent-node.js';
 import type { HandlerContext } from '../../src/rpc/handler.js';
+import { reportUsage } from '../../src/index.js';
 import { startScriptedModelServer, type RecordedModelRequest, type ScriptedModelServer } from '../../src/testing/scripted-model-server.js';
 import { runRecordPath, type WorkflowRunRecord } from '../../src/workflow/run-record.js';
 import { builtinTransports } from '../../transports/plugins.js';
@@ -81,7 +82,7 @@ describe('workflow runs - a workflow served as a capability', () => {
   it('workflow runs - agent, call and agent steps: outputs and messages flow, progress per step, the record sums usage', async () => {
     await planner();
     reviewWith((payload, ctx) => {
-      ctx.reportUsage(REVIEW_USAGE);
+      reportUsage(ctx, REVIEW_USAGE);
       return { verdict: `right: ${payload.text}` };
     });
     model.script({ text: 'The host is wrong.', usage: { inputTokens: 100, outputTokens: 20 } }, { text: 'Fixed.', usage: { inputTokens: 200, outputTokens: 30 } });

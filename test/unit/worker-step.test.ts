@@ -6,6 +6,7 @@ import { RpcError } from '../../src/errors.js';
 import type { RemoteNode } from '../../src/remote-nodes/remote-node.js';
 import type { Usage } from '../../src/rpc/flow-usage.js';
 import type { HandlerContext } from '../../src/rpc/handler.js';
+import { tapUsage } from '../../src/rpc/index.js';
 import { workerStepRunner } from '../../src/runtime/worker-step.js';
 import type { AgentStep } from '../../src/workflow/workflow-schema.js';
 
@@ -42,8 +43,8 @@ function requestContext(reported: Usage[]): HandlerContext {
   const ctx: Partial<HandlerContext> = {
     envelope: { messageId: 'wf-request-1', headers: { traceparent: `00-${TRACE}-00f067aa0ba902b7-01` } } as never,
     signal: new AbortController().signal,
-    reportUsage: (usage) => reported.push(usage),
   };
+  tapUsage(ctx as HandlerContext, (usage) => reported.push(usage));
   return ctx as HandlerContext;
 }
 

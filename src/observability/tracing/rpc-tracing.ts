@@ -34,6 +34,8 @@ export class RpcTracing {
   #tracer: Tracer | undefined;
   /** The span a request's work runs under (its handler, or the tool call running): calls made for it are its children. */
   readonly #active = new WeakMap<AgentRpcEnvelope, Span>();
+  /** The process span of each request being handled: its handler's span is a child. */
+  readonly #processing = new WeakMap<AgentRpcEnvelope, Span>();
 
   constructor(provider?: TracerProvider) {
     const source = provider ?? trace.getTracerProvider();
@@ -49,6 +51,15 @@ export class RpcTracing {
   #live(): Tracer | undefined {
     if (this.#tracer === undefined) this.#tracer = this.#global?.getDelegateTracer(TRACER_NAME, TRACER_VERSION);
     return this.#tracer;
+  }
+
+  /**
+   * Whether spans can record now: a provider was given or an SDK is registered. A node
+   * puts its tracing stages in its pipeline only then, so the SDK is registered before
+   * nodes are built (`agent-rpc serve` does so from agent.yaml `tracing:`).
+   */
+  get recording(): boolean {
+    return this.#live() !== undefined;
   }
 
   /**
@@ -110,12 +121,14 @@ export class RpcTracing {
     if (span.isRecording()) {
       span.updateName(messagingSpanName('process', destination));
       span.setAttributes(messagingAttributes('process', system, destination, envelope, via?.brokerEndpoint));
+      this.#processing.set(envelope, span);
     }
     return span;
   }
 
-  /** The handler run's span, under the process span; calls the handler makes are its children. */
-  startHandler(processSpan: Span | undefined, envelope: AgentRpcEnvelope, attempt: number): Span {
+  /** The handler run's span, under the request's process span; calls the handler makes are its children. */
+  startHandler(envelope: AgentRpcEnvelope, attempt: number): Span {
+    const processSpan = this.#processing.get(envelope);
     if (!processSpan?.isRecording()) return NOT_RECORDED;
     const span = this.#live()!.startSpan(`handle ${envelope.capability}`, INTERNAL, trace.setSpan(ROOT_CONTEXT, processSpan));
     span.setAttributes({ [ATTR.capability]: envelope.capability, [ATTR.from]: envelope.from, [ATTR.to]: envelope.to, [ATTR.attempt]: attempt });
