@@ -40,7 +40,6 @@ import { ConnectionWatch } from './connection-watch.js';
 import { DEFAULT_LIMITS, checkAuth, checkLimits, type AgentNodeOptions } from './agent-node-options.js';
 import { checkMiddleware, type HandlerInvoker, type Middleware } from './middleware.js';
 import { buildPipeline, nodeMiddleware, pipelineHandler } from './stages/node-pipeline.js';
-import type { StageTimes } from './stage-runner.js';
 
 export type { AgentNodeOptions } from './agent-node-options.js';
 

@@ -74,7 +74,8 @@ describe('agent-rpc serve and the operator commands, on real NATS', () => {
     expect(requeued.code).toBe(0);
     expect(JSON.parse(requeued.stdout)).toMatchObject({ transport: 'nats', topic: 'agents.echo-agent.requests' });
     // Through the pipeline again: still no such capability, so a second record appears.
-    await until(async () => (await runCliProcess(['dlq', 'list', '--json', '--kind', 'unknown-capability', '--config', configDir], env)).stdout.trim().split('\n').length === 2);
+    // Each poll is a CLI process of its own: on a loaded machine two or three fit in 10 s.
+    await until(async () => (await runCliProcess(['dlq', 'list', '--json', '--kind', 'unknown-capability', '--config', configDir], env)).stdout.trim().split('\n').length === 2, 45_000);
     const missing = await runCliProcess(['dlq', 'requeue', 'no-such-record', '--config', configDir], env);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/EAGENTRPC_DLQ_RECORD_NOT_FOUND/);
