@@ -118,9 +118,9 @@ async function stageList(signed: boolean): Promise<string[]> {
   for (let i = 0; i < 10_000; i++) await call();
   times.totals.clear();
   for (let i = 0; i < ROUNDS; i++) await call();
-  const perCall = (name: string): string => ((Number(times.totals.get(name)?.ns ?? 0n) / ROUNDS) / 1000).toFixed(2);
-  const lines = [`| send stage (caller) | µs per call |`, '|---|---|', ...caller.stages.send.map((name) => `| ${name} | ${perCall(name)} |`)];
-  lines.push('', `| receive stage (callee and caller) | µs per call |`, '|---|---|', ...echo.stages.receive.map((name) => `| ${name} | ${perCall(name)} |`));
+  const perCall = (key: string): string => (Number(times.totals.get(key)?.ns ?? 0n) / ROUNDS / 1000).toFixed(2);
+  const lines = [`| send stage (caller) | µs per call |`, '|---|---|', ...caller.stages.send.map((name) => `| ${name} | ${perCall(`send:${name}`)} |`)];
+  lines.push('', `| receive stage (callee and caller) | µs per call |`, '|---|---|', ...echo.stages.receive.map((name) => `| ${name} | ${perCall(`receive:${name}`)} |`));
   lines.push('', `middleware around handlers and calls, outermost first: ${echo.stages.middleware.join(' → ') || '(none)'}`);
   await close();
   return lines;

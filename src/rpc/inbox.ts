@@ -25,7 +25,7 @@ export class Inbox {
     times?: StageTimes,
   ) {
     const stages = receiveStages(core, invokers);
-    this.stages = times ? timedStages(stages, times) : stages;
+    this.stages = times ? timedStages('receive', stages, times) : stages;
   }
 
   /** Deliveries being processed; `drain()` waits for them on shutdown. */

@@ -27,8 +27,8 @@ export interface StageTimes {
   readonly totals: Map<string, { ns: bigint; runs: number }>;
 }
 
-/** The same stages, each timed into `times` (a node built for the stage budget, never in production). */
-export function timedStages<S, R>(stages: readonly { readonly name: string; readonly run: (subject: S) => R }[], times: StageTimes): { name: string; run: (subject: S) => R }[] {
+/** The same stages, each timed into `times` as `<list>:<name>` (a node built for the stage budget, never in production). */
+export function timedStages<S, R>(list: string, stages: readonly { readonly name: string; readonly run: (subject: S) => R }[], times: StageTimes): { name: string; run: (subject: S) => R }[] {
   return stages.map((stage) => ({
     name: stage.name,
     run: (subject: S): R => {
@@ -36,10 +36,11 @@ export function timedStages<S, R>(stages: readonly { readonly name: string; read
       try {
         return stage.run(subject);
       } finally {
-        const entry = times.totals.get(stage.name) ?? { ns: 0n, runs: 0 };
+        const key = `${list}:${stage.name}`;
+        const entry = times.totals.get(key) ?? { ns: 0n, runs: 0 };
         entry.ns += process.hrtime.bigint() - started;
         entry.runs++;
-        times.totals.set(stage.name, entry);
+        times.totals.set(key, entry);
       }
     },
   }));

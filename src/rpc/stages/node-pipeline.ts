@@ -63,7 +63,7 @@ function settlingRefusals(entry: Middleware): Middleware {
 }
 
 export function buildPipeline(core: InboxCore, middleware: readonly Middleware[], times?: StageTimes): NodePipeline {
-  const stages = times ? timedStages(sendStages(core), times) : sendStages(core);
+  const stages = times ? timedStages('send', sendStages(core), times) : sendStages(core);
   return {
     middleware,
     sendStages: stages,
