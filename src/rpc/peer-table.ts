@@ -33,6 +33,8 @@ interface PeerRecord {
   readonly uri: string;
   /** Explicit request topic per transport kind; undefined means the default for the tenant. */
   readonly topics: ReadonlyMap<TransportKind, string | undefined>;
+  /** The last resolution, for the same transports and tenant (a node asks with the same ones on every call). */
+  resolved?: { readonly transports: ReadonlyMap<TransportKind, RpcTransport>; readonly defaultTenant: string | undefined; readonly peer: ResolvedPeer };
 }
 
 /** Producer-side routing: resolves `agent://<id>` to a loaded transport and a topic. */
@@ -74,12 +76,16 @@ export class PeerTable {
   resolve(uri: string, transports: ReadonlyMap<TransportKind, RpcTransport>, defaultTenant?: string): ResolvedPeer {
     const peer = this.peers.get(uri);
     if (!peer) throw new RpcError('EAGENTRPC_NO_PEER', `no peer ${uri} in the peer table`, { details: { to: uri } });
+    const last = peer.resolved;
+    if (last !== undefined && last.transports === transports && last.defaultTenant === defaultTenant) return last.peer;
     for (const [kind, topic] of peer.topics) {
       const transport = transports.get(kind);
       if (!transport) continue;
       const tenantId = peer.entry.tenantId ?? defaultTenant;
       const resolvedTopic = topic ?? defaultAgentTopics(agentIdOf(uri), tenantId).requests;
-      return { uri, transport, topic: resolvedTopic, tenantId, auth: peer.entry.auth };
+      const resolved: ResolvedPeer = { uri, transport, topic: resolvedTopic, tenantId, auth: peer.entry.auth };
+      peer.resolved = { transports, defaultTenant, peer: resolved };
+      return resolved;
     }
     const wanted = [...peer.topics.keys()];
     throw new RpcError('EAGENTRPC_NO_TRANSPORT', `peer ${uri} is reachable over ${wanted.join(', ')}, none of which is loaded`, {

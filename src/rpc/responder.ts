@@ -35,17 +35,26 @@ export function buildResponse(core: SignerCore, request: AgentRpcEnvelope, paylo
   return isPromise(signed) ? signed.then((s) => ({ replyTo, body: encodeEnvelope(s) })) : { replyTo, body: encodeEnvelope(signed) };
 }
 
-/** Publishes a reply to its `replyTo`. Throws RpcError when no loaded transport reaches it. */
-export async function publishReply(core: Pick<NodeLinks, 'transports'>, reply: StoredReply, correlationId: string): Promise<void> {
-  const { transport, topic } = replyTarget(core, reply.replyTo);
-  await transport.publish(topic, { body: reply.body, key: correlationId, ephemeral: true });
-}
-
-function replyTarget(core: Pick<NodeLinks, 'transports'>, replyTo: string): { transport: RpcTransport; topic: string } {
-  const parsed = parseReplyTo(replyTo);
+/** Publishes a reply to its `replyTo`. Rejects with RpcError when no loaded transport reaches it. */
+export function publishReply(core: Pick<NodeLinks, 'transports'>, reply: StoredReply, correlationId: string): Promise<void> {
+  const parsed = parseOnce(reply.replyTo);
   const transport = parsed ? core.transports.get(parsed.scheme as TransportKind) : undefined;
   if (!parsed || !transport) {
-    throw new RpcError('EAGENTRPC_NO_TRANSPORT', `no loaded transport can reach replyTo ${replyTo}`, { details: { replyTo } });
+    return Promise.reject(new RpcError('EAGENTRPC_NO_TRANSPORT', `no loaded transport can reach replyTo ${reply.replyTo}`, { details: { replyTo: reply.replyTo } }));
   }
-  return { transport, topic: parsed.topic };
+  return transport.publish(parsed.topic, { body: reply.body, key: correlationId, ephemeral: true });
+}
+
+// The replyTo addresses a node answers are few (one per calling instance and transport):
+// parsed once each, not once per reply.
+const parsedReplyTo = new Map<string, ReturnType<typeof parseReplyTo>>();
+
+function parseOnce(replyTo: string): ReturnType<typeof parseReplyTo> {
+  let parsed = parsedReplyTo.get(replyTo);
+  if (parsed === undefined) {
+    parsed = parseReplyTo(replyTo);
+    if (parsedReplyTo.size >= 10_000) parsedReplyTo.clear();
+    parsedReplyTo.set(replyTo, parsed);
+  }
+  return parsed;
 }

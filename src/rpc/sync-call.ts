@@ -37,7 +37,32 @@ export interface SyncCall {
  * publish to the end, so an answer that arrives while a retry waits for its turn still
  * settles it instead of arriving as an unmatched response.
  */
-export async function runSyncCall(core: CallerCore, call: SyncCall): Promise<{ outcome: PendingOutcome; sent: boolean }> {
+export function runSyncCall(core: CallerCore, call: SyncCall): Promise<{ outcome: PendingOutcome; sent: boolean }> {
+  return call.retry === undefined && call.signal === undefined ? oneAttempt(core, call) : withRetries(core, call);
+}
+
+/**
+ * The common call: one publish, no signal to watch. Registered until its deadline (the
+ * registry's timer ends it), settled by its answer or by a publish that failed.
+ */
+function oneAttempt(core: CallerCore, call: SyncCall): Promise<{ outcome: PendingOutcome; sent: boolean }> {
+  return new Promise((resolve) => {
+    const refused = core.registry.register({
+      requestId: call.requestId,
+      correlationId: call.correlationId,
+      capability: call.capability,
+      transport: call.transport,
+      deadline: call.deadline,
+      onProgress: call.onProgress,
+      onApproval: call.onApproval,
+      onSettle: (outcome) => resolve({ outcome, sent: true }),
+    });
+    if (refused) return resolve({ outcome: { ok: false, error: refused }, sent: false });
+    call.publish().catch((error: unknown) => core.registry.settle(call.requestId, { ok: false, error: toRpcError(error) }));
+  });
+}
+
+async function withRetries(core: CallerCore, call: SyncCall): Promise<{ outcome: PendingOutcome; sent: boolean }> {
   const attempts = call.retry?.attempts ?? 1;
   const pause = call.retry?.backoffMs ?? 100;
   const plan: AttemptPlan = {
