@@ -2,7 +2,7 @@ import { attachAuth } from '../auth/attach.js';
 import { encodeEnvelope, newMessageId, type AgentRpcEnvelope } from '../envelope/index.js';
 import { RpcError } from '../errors.js';
 import type { StoredReply } from '../idempotency/store.js';
-import { parseReplyTo, type RpcTransport, type TransportKind } from '../transport.js';
+import { parseReplyTo, type TransportKind } from '../transport.js';
 import { isPromise, type MaybePromise } from '../maybe-promise.js';
 import { signerFor, type NodeLinks, type SignerCore } from './node-core.js';
 import type { ResponsePayload } from './response-payload.js';
