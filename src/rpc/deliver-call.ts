@@ -64,6 +64,12 @@ function deliverAsync(core: CallerCore, call: CallState, publish: () => Promise<
   const envelope = call.envelope!;
   const { messageId } = envelope;
   return new Promise((resolve) => {
+    let published = false;
+    const accept = (): void => {
+      if (published) return;
+      published = true;
+      call.accepted?.();
+    };
     const refused = core.registry.register({
       onApproval,
       requestId: messageId,
@@ -72,16 +78,17 @@ function deliverAsync(core: CallerCore, call: CallState, publish: () => Promise<
       transport: call.peer!.transport.kind,
       deadline: envelope.deadline!,
       onProgress: (data) => core.bus.emit('agent.rpc.progress', { requestId: messageId, correlationId: call.correlationId, capability: call.capability, data }),
-      onSettle: (outcome) => resolve(callResult(call, outcome, messageId)),
+      // An answer can come before the transport's publish promise settles: it was published then.
+      onSettle: (outcome) => {
+        accept();
+        resolve(callResult(call, outcome, messageId));
+      },
     });
     if (refused) return resolve(callResult(call, { ok: false, error: refused }, undefined));
-    publish().then(
-      () => call.accepted?.(),
-      (error: unknown) => {
-        core.registry.forget(messageId);
-        resolve(callResult(call, { ok: false, error: toRpcError(error) }, messageId));
-      },
-    );
+    publish().then(accept, (error: unknown) => {
+      core.registry.forget(messageId);
+      resolve(callResult(call, { ok: false, error: toRpcError(error) }, messageId));
+    });
   });
 }
 

@@ -1,5 +1,6 @@
 import type { DeliveryHandler } from '../../src/transport.js';
-import { createDelivery, handOver } from '../../src/delivery.js';
+import { handOver } from '../../src/delivery.js';
+import type { Delivery } from '../../src/transport.js';
 
 /** A message as a subscription holds it until its handler settles it. */
 export interface QueuedMessage {
@@ -89,27 +90,22 @@ export class DeliveryQueue {
   }
 
   private deliver(message: QueuedMessage): void {
-    const delivery = createDelivery({
-      body: message.body,
-      key: message.key,
-      coordinates: { topic: message.topic, deliveryId: message.deliveryId, ...(message.offset === undefined ? {} : { offset: message.offset }) },
-      attempt: message.attempt,
-      exhausted: message.exhausted,
-      onSettle: () => {
-        this.inflight--;
-        if (this.head < this.queue.length) this.scheduleDrain();
-      },
-      onAck: () => message.settleRemote?.ack(),
-      onNack: (delayMs) => {
-        if (message.settleRemote) return message.settleRemote.nak(delayMs);
-        message.attempt++;
-        const again = (): void => (this.options.redeliver ?? ((m: QueuedMessage) => this.push(m)))(message);
-        if (delayMs > 0) setTimeout(again, delayMs).unref();
-        else again();
-      },
-      onDefer: (delayMs) => this.defer(message, delayMs),
-    });
-    handOver(this.options.handler, delivery);
+    handOver(this.options.handler, queueDelivery(this, message));
+  }
+
+  /** A delivery of the queue settled (ack, nack or defer): its in-flight slot is free. */
+  settled(): void {
+    this.inflight--;
+    if (this.head < this.queue.length) this.scheduleDrain();
+  }
+
+  /** A nack: the broker's own settlement where it has one, else the message comes again from here after its delay, counted. */
+  nacked(message: QueuedMessage, delayMs: number): void {
+    if (message.settleRemote) return message.settleRemote.nak(delayMs);
+    message.attempt++;
+    const again = (): void => (this.options.redeliver ?? ((m: QueuedMessage) => this.push(m)))(message);
+    if (delayMs > 0) setTimeout(again, delayMs).unref();
+    else again();
   }
 
   /**
@@ -119,7 +115,7 @@ export class DeliveryQueue {
    * no delivery for the wait. Once the queue is closed a held message goes where a nacked
    * one goes (the memory bus: the group); a broker's own redelivers after its ack wait.
    */
-  private defer(message: QueuedMessage, delayMs: number): void {
+  deferred(message: QueuedMessage, delayMs: number): void {
     const working = message.settleRemote?.working;
     const every = this.options.workingEveryMs;
     const beat = working && every !== undefined ? setInterval(() => (this.closed ? clearInterval(beat) : working()), every) : undefined;
@@ -131,4 +127,52 @@ export class DeliveryQueue {
     };
     setTimeout(again, Math.max(0, delayMs)).unref();
   }
+}
+
+/**
+ * The Delivery of a queued message: settles once (the first ack, nack or defer wins). Made
+ * twice per call on the memory and NATS paths, so it holds no closures: its methods are
+ * shared functions on own properties, which keeps it a plain object to whoever copies it
+ * with a change (`{...delivery, ack}`), as wrappers of a transport do.
+ */
+interface QueueDelivery extends Delivery {
+  readonly queue: DeliveryQueue;
+  readonly message: QueuedMessage;
+  settled: boolean;
+}
+
+function queueDelivery(queue: DeliveryQueue, message: QueuedMessage): QueueDelivery {
+  const { topic, deliveryId, offset } = message;
+  return {
+    body: message.body,
+    key: message.key,
+    coordinates: offset === undefined ? { topic, deliveryId } : { topic, deliveryId, offset },
+    attempt: message.attempt,
+    exhausted: message.exhausted,
+    queue,
+    message,
+    settled: false,
+    ack: ackQueued,
+    nack: nackQueued,
+    defer: deferQueued,
+  };
+}
+
+function settleOnce(delivery: QueueDelivery): boolean {
+  if (delivery.settled) return false;
+  delivery.settled = true;
+  delivery.queue.settled();
+  return true;
+}
+
+function ackQueued(this: QueueDelivery): void {
+  if (settleOnce(this)) this.message.settleRemote?.ack();
+}
+
+function nackQueued(this: QueueDelivery, options?: { delayMs?: number }): void {
+  if (settleOnce(this)) this.queue.nacked(this.message, options?.delayMs ?? 0);
+}
+
+function deferQueued(this: QueueDelivery, delayMs: number): void {
+  if (settleOnce(this)) this.queue.deferred(this.message, delayMs);
 }
