@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { canonicalSigningText, type AgentRpcEnvelope } from '../envelope/index.js';
+import { canonicalSigningBytes, type AgentRpcEnvelope } from '../envelope/index.js';
 import { systemClock, type Clock } from '../clock.js';
 import type { MaybePromise } from '../maybe-promise.js';
 import type { AuthProvider, AuthVerdict, VerifyContext } from './provider.js';
@@ -60,7 +60,7 @@ export function hmacAuth(options: HmacAuthOptions): AuthProvider {
       // A copy, so the caller's envelope keeps no stale signature; any previous auth is
       // replaced (not deleted: that would make the object a slow dictionary).
       const stamped: AgentRpcEnvelope = { ...envelope, headers: { ...envelope.headers, [SIGNED_AT_HEADER]: String(clock.now()) }, auth: undefined };
-      const signature = signingKey.base64url('', canonicalSigningText(stamped));
+      const signature = signingKey.base64url('', canonicalSigningBytes(stamped));
       // Members in canonical order, so the encoder writes this object as it is.
       stamped.auth = { keyId: signingKeyId, kind: 'hmac', signature };
       return stamped;
@@ -74,7 +74,7 @@ export function hmacAuth(options: HmacAuthOptions): AuthProvider {
       // Bytes written in canonical form (by any correct RFC 8785 writer) are hashed as they
       // came; anything else is canonicalized. Either way the signature covers the RFC 8785
       // text, so the two paths accept exactly the same envelopes.
-      const expected = context.signedTail === undefined ? key.base64url('', canonicalSigningText(envelope)) : key.base64url('{', context.signedTail);
+      const expected = context.signedTail === undefined ? key.base64url('', canonicalSigningBytes(envelope)) : key.base64url('{', context.signedTail);
       if (!sameText(auth.signature, expected)) {
         // A signature spelled otherwise (padding, say) is compared as the bytes it decodes to.
         const given = Buffer.from(auth.signature, 'base64url');
