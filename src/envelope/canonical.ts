@@ -44,7 +44,7 @@ export function canonicalJson(value: unknown): string {
   const writer = acquire();
   try {
     writeValue(writer, value, '');
-    return writer.buf.toString('utf8', 0, writer.at);
+    return writer.buf.toString('utf8', writer.from, writer.at);
   } finally {
     release(writer);
   }
@@ -105,7 +105,7 @@ export function canonicalSigningBytes(envelope: AgentRpcEnvelope): Uint8Array {
     signingBusy = false;
   }
   lastSigned = envelope;
-  return signing.buf.subarray(0, signing.at);
+  return signing.buf.subarray(signing.from, signing.at);
 }
 
 /** The JCS text of the whole envelope, in bytes of its own: the wire form (see encodeEnvelope). */
@@ -118,10 +118,11 @@ export function canonicalWireBytes(envelope: AgentRpcEnvelope): Buffer {
       writeValue(writer, envelope.auth, 'auth');
       writer.writeByte(0x2c);
       // The signing text without its opening brace follows.
-      return writer.copyOut(signing.buf, 1, signing.at);
+      writer.writeFrom(signing.buf, signing.from + 1, signing.at);
+      return writer.take();
     }
     writeEnvelope(writer, envelope, true);
-    return writer.copyOut();
+    return writer.take();
   } finally {
     release(writer);
   }
@@ -132,7 +133,7 @@ export function canonicalizeForSigning(envelope: AgentRpcEnvelope): Uint8Array {
   const writer = acquire();
   try {
     writeEnvelope(writer, envelope, false);
-    return writer.copyOut();
+    return writer.take();
   } finally {
     release(writer);
   }

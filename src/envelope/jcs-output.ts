@@ -1,30 +1,69 @@
 /**
- * A growable byte buffer for the JCS writer, reused from call to call. `buf` and `at` are
- * public so the string writer can fill it without a call per byte; `ensure` first.
+ * Where the JCS writer puts its bytes: a slab that texts are written into one after the
+ * other. `take` hands out the text just written as a view of the slab (no copy), and the
+ * next text starts after it; `reset` drops a text that is not taken, so its room is used
+ * again. Like Node's Buffer pool, a slab is shared by the small Buffers cut from it, is
+ * never written where a Buffer was handed out, and large texts get memory of their own.
+ *
+ * `buf` and `at` are public so the string writer can fill the slab without a call per
+ * byte; `ensure` first.
  */
 export function jcsError(message: string): TypeError {
   return new TypeError(`canonicalJson: ${message}`);
 }
 
-const INITIAL_BYTES = 16 * 1024;
-// A buffer grown past this for one large message is not kept for the next ones.
-const MAX_KEPT_BYTES = 1024 * 1024;
+const SLAB_BYTES = 8 * 1024;
+// A text longer than this is copied out of the slab (Node's pool does the same from half
+// its size), so that no small Buffer keeps a large slab alive.
+const MAX_SHARED_BYTES = SLAB_BYTES / 2;
 
 export class JcsOutput {
-  buf: Buffer = Buffer.allocUnsafe(INITIAL_BYTES);
+  buf: Buffer = Buffer.allocUnsafeSlow(SLAB_BYTES);
   at = 0;
+  /** Where the text being written starts in `buf`. */
+  from = 0;
 
-  /** Room for `bytes` more bytes. */
+  /** Room for `bytes` more bytes: a new slab, with the text so far moved to its start, when this one is full. */
   ensure(bytes: number): void {
     if (this.at + bytes <= this.buf.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.at + bytes));
-    this.buf.copy(grown, 0, 0, this.at);
-    this.buf = grown;
+    const written = this.at - this.from;
+    const slab = Buffer.allocUnsafeSlow(Math.max(SLAB_BYTES, (written + bytes) * 2));
+    this.buf.copy(slab, 0, this.from, this.at);
+    this.buf = slab;
+    this.from = 0;
+    this.at = written;
   }
 
+  /** Forgets the text being written (nothing of it was handed out). */
   reset(): void {
-    this.at = 0;
-    if (this.buf.length > MAX_KEPT_BYTES) this.buf = Buffer.allocUnsafe(INITIAL_BYTES);
+    this.at = this.from;
+  }
+
+  /** The text written since the last take or reset, in a Buffer that keeps it; the next text goes after it. */
+  take(): Buffer {
+    const length = this.at - this.from;
+    if (length > MAX_SHARED_BYTES) {
+      const own = Buffer.allocUnsafe(length);
+      this.buf.copy(own, 0, this.from, this.at);
+      this.at = this.from;
+      // A slab grown for a large text is not kept for the small ones after it.
+      if (this.buf.length > SLAB_BYTES) {
+        this.buf = Buffer.allocUnsafeSlow(SLAB_BYTES);
+        this.from = this.at = 0;
+      }
+      return own;
+    }
+    const view = this.buf.subarray(this.from, this.at);
+    // 8-byte aligned, as Node's pool aligns its slices.
+    this.from = this.at = (this.at + 7) & ~7;
+    return view;
+  }
+
+  /** The bytes `source[from..to)` appended. */
+  writeFrom(source: Uint8Array, from: number, to: number): void {
+    this.ensure(to - from);
+    this.buf.set(source.subarray(from, to), this.at);
+    this.at += to - from;
   }
 
   writeByte(byte: number): void {
@@ -77,11 +116,4 @@ export class JcsOutput {
     }
   }
 
-  /** A copy of the bytes written so far, followed by `tail[from..to)` when given, in a Buffer of its own. */
-  copyOut(tail?: Uint8Array, from = 0, to = 0): Buffer {
-    const out = Buffer.allocUnsafe(this.at + (to - from));
-    this.buf.copy(out, 0, 0, this.at);
-    if (tail !== undefined) out.set(tail.subarray(from, to), this.at);
-    return out;
-  }
 }

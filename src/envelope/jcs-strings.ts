@@ -21,7 +21,7 @@ const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
 
 // Longer strings without anything to escape or pair are handed to the native UTF-8 writer
 // after one regular-expression scan; shorter ones cost less in the loop than in the call.
-const NATIVE_FROM = 32;
+const NATIVE_FROM = 64;
 // eslint-disable-next-line no-control-regex -- control characters are what must be escaped
 const NEEDS_CARE = /[\u0000-\u001f"\\\ud800-\udfff]/;
 
@@ -47,8 +47,10 @@ export function writeJsonString(out: JcsOutput, text: string): void {
         continue;
       }
       out.at = at;
+      // May move the text to a new slab: both the buffer and the position change.
       out.ensure(6 + (length - i) * 3 + 1);
       buf = out.buf;
+      at = out.at;
       buf[at++] = 0x5c;
       buf[at++] = escape;
       if (escape === 0x75) {

@@ -118,11 +118,16 @@ describe('envelope JCS writer', () => {
     expect(text(encodeEnvelope(foreignRequest({ payload })))).toContain(`"payload":${referenceJcs({ a: 'first', inner: inner.toJSON(), z: 'last' })}`);
   });
 
-  it('envelope - each encoded envelope owns its bytes: later encodes leave earlier ones intact', () => {
-    const first = encodeEnvelope(foreignRequest({ payload: { n: 1 } }));
-    const before = text(first);
-    for (let i = 0; i < 100; i++) encodeEnvelope(foreignRequest({ payload: { n: i, s: 'y'.repeat(i * 50) } }));
-    expect(text(first)).toBe(before);
+  it('envelope - each encoded envelope owns its bytes: later encodes, small and large, leave earlier ones intact', () => {
+    const kept: Array<[Uint8Array, string]> = [];
+    for (let i = 0; i < 300; i++) {
+      // Sizes from a few hundred bytes to ~15 KB, so outputs share slabs, outgrow them and get their own memory.
+      const bytes = encodeEnvelope(foreignRequest({ payload: { n: i, s: 'y'.repeat((i * 37) % 15_000) } }));
+      kept.push([bytes, text(bytes)]);
+      if (i % 7 === 0) canonicalJson({ filler: 'z'.repeat(i * 13) });
+    }
+    for (const [bytes, expected] of kept) expect(text(bytes)).toBe(expected);
+    expect(new Set(kept.map(([, expected]) => expected)).size).toBe(kept.length);
   });
 
   it('envelope - a signed envelope encodes to auth followed by exactly the text its signature covers', () => {
