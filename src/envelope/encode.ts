@@ -8,7 +8,7 @@
  * The encoder trusts its input's shape (envelopes are built by this runtime from validated
  * parts); it only refuses what cannot be written as JSON the decoder accepts.
  */
-import { canonicalWireText } from './canonical.js';
+import { canonicalWireBytes } from './canonical.js';
 import type { AgentRpcEnvelope } from './schema.js';
 
 function notJson(what: string, cause?: unknown): TypeError {
@@ -20,12 +20,10 @@ export function encodeEnvelope(envelope: AgentRpcEnvelope): Uint8Array {
   if (payloadType === 'undefined' || payloadType === 'function' || payloadType === 'symbol') {
     throw notJson(`payload of type ${payloadType} has no JSON representation (use null for "no payload")`);
   }
-  let text: string;
   try {
-    text = canonicalWireText(envelope);
+    return canonicalWireBytes(envelope);
   } catch (error) {
     // BigInt values, cycles, non-finite numbers and unpaired surrogates land here.
     throw notJson(`envelope cannot be written as JSON: ${error instanceof Error ? error.message : String(error)}`, error);
   }
-  return Buffer.from(text, 'utf8');
 }

@@ -30,5 +30,5 @@ export {
 export type { DecodeFailureReason, DecodeResult, DecodeLimits } from './decode.js';
 export { encodeEnvelope } from './encode.js';
 export { peekEnvelope, type PeekedEnvelope } from './peek.js';
-export { canonicalJson, canonicalizeForSigning, canonicalSigningText } from './canonical.js';
+export { canonicalJson, canonicalizeForSigning, canonicalSigningBytes } from './canonical.js';
 export { newMessageId, newCorrelationId, isUuid, uuidV7Timestamp } from './ids.js';

@@ -5,7 +5,9 @@
  * Keys are kept as byte ranges into the input; a JS string is made only for keys with
  * escapes and for objects large enough to need a Set. Two unescaped keys are equal exactly
  * when their bytes are (the input is well-formed UTF-8, a bijection), so the common case
- * compares bytes and allocates nothing.
+ * compares bytes and allocates nothing. Commoner still, an object's keys come in strictly
+ * increasing byte order (canonical text sorts them): then each key is only compared with
+ * the one before it, since a key above every earlier key equals none of them.
  *
  * State is module-level scratch reused across scans: the scan never calls out, so it
  * cannot re-enter.
@@ -39,6 +41,9 @@ const frameStart: number[] = [];
 const frameBloom: number[] = [];
 // Whether the open object holds any escaped key (those are compared as text).
 const frameEscaped: boolean[] = [];
+// Whether the open object's keys so far are plain and in strictly increasing byte order;
+// while they are, the Bloom filter is not kept (it is built when the order breaks).
+const frameSorted: boolean[] = [];
 const frameSet: Array<Set<string> | undefined> = [];
 let usedSets = false;
 
@@ -64,6 +69,7 @@ export function openObject(depth: number): void {
   frameSet[depth] = undefined;
   frameBloom[depth] = 0;
   frameEscaped[depth] = false;
+  frameSorted[depth] = true;
 }
 
 export function closeObject(depth: number): void {
@@ -93,6 +99,21 @@ function grow(): void {
   keyTag = tag;
 }
 
+/** Whether the bytes `from`..`to` sort strictly after the bytes `otherFrom`..`otherTo`. */
+function bytesAfter(from: number, to: number, otherFrom: number, otherTo: number): boolean {
+  const common = Math.min(to - from, otherTo - otherFrom);
+  for (let i = 0; i < common; i++) {
+    const a = bytes[from + i]!;
+    const b = bytes[otherFrom + i]!;
+    if (a !== b) return a > b;
+  }
+  return to - from > otherTo - otherFrom;
+}
+
+function bloomBit(tag: number): number {
+  return 1 << (Math.imul(tag, 0x9e3779b1) >>> 27);
+}
+
 function sameBytes(aFrom: number, aTo: number, bFrom: number, bTo: number): boolean {
   if (aTo - aFrom !== bTo - bFrom) return false;
   for (let i = 0; aFrom + i < aTo; i++) if (bytes[aFrom + i] !== bytes[bFrom + i]) return false;
@@ -113,6 +134,16 @@ function isForbidden(from: number, to: number, text: string | undefined): boolea
   return true;
 }
 
+function push(from: number, to: number, tag: number, text: string | undefined): void {
+  if (top === keyFrom.length) grow();
+  keyFrom[top] = from;
+  keyTo[top] = to;
+  keyTag[top] = tag;
+  keyText[top] = text;
+  top++;
+  if (top > high) high = top;
+}
+
 /**
  * Registers the key whose content (between the quotes) is `from`..`to` in the object open
  * at `depth`. `escaped`: the content holds backslash escapes (already validated).
@@ -129,7 +160,19 @@ export function addKey(depth: number, from: number, to: number, escaped: boolean
   }
   const start = frameStart[depth]!;
   const tag = text === undefined ? tagOf(from, to) : -1;
-  const bit = 1 << (Math.imul(tag, 0x9e3779b1) >>> 27);
+  if (frameSorted[depth] === true) {
+    if (text === undefined && (top === start || bytesAfter(from, to, keyFrom[top - 1]!, keyTo[top - 1]!))) {
+      push(from, to, tag, undefined);
+      return undefined;
+    }
+    // The order breaks here: from now on every key is searched for, so the filter must
+    // know the keys before it.
+    frameSorted[depth] = false;
+    let earlier = 0;
+    for (let j = start; j < top; j++) earlier |= bloomBit(keyTag[j]!);
+    frameBloom[depth] = earlier;
+  }
+  const bit = bloomBit(tag);
   const bloom = frameBloom[depth]!;
   if (text !== undefined) frameEscaped[depth] = true;
   else frameBloom[depth] = bloom | bit;
@@ -142,13 +185,7 @@ export function addKey(depth: number, from: number, to: number, escaped: boolean
       return 'duplicate-key';
     }
   }
-  if (top === keyFrom.length) grow();
-  keyFrom[top] = from;
-  keyTo[top] = to;
-  keyTag[top] = tag;
-  keyText[top] = text;
-  top++;
-  if (top > high) high = top;
+  push(from, to, tag, text);
   if (top - start > LINEAR_KEY_LIMIT) {
     const large = new Set<string>();
     for (let j = start; j < top; j++) large.add(keyText[j] ?? textOf(keyFrom[j]!, keyTo[j]!));

@@ -64,6 +64,8 @@ function noteObjectOpened(depth: number): void {
 
 /** skipWhitespace, noting that canonical text has none. */
 function skipSpace(b: Uint8Array, i: number, n: number): number {
+  // Every token starts above 0x20 and all whitespace is below: nearly always done at once.
+  if (i >= n || b[i]! > 0x20) return i;
   const next = skipWhitespace(b, i, n);
   if (next !== i) scanForm.canonical = false;
   return next;
