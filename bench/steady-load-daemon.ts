@@ -26,13 +26,20 @@ export class SteadyDaemon {
     this.exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
   }
 
-  static async start(configDir: string, httpPort: number, nodeArgs: readonly string[]): Promise<SteadyDaemon> {
+  /** `allocationProfile`: where the probe writes a heap profile of every allocation, when, for how long. */
+  static async start(configDir: string, httpPort: number, nodeArgs: readonly string[], allocationProfile?: { file: string; startMs: number; durationMs: number }): Promise<SteadyDaemon> {
     const probeFile = join(configDir, 'probe.jsonl');
     const logFile = join(configDir, 'daemon.log');
     const nodeOptions = [process.env['NODE_OPTIONS'], `--import=${PROBE}`].filter(Boolean).join(' ');
     const child = spawn(process.execPath, [...nodeArgs, CLI, 'serve', '--config', configDir], {
       cwd: configDir,
-      env: { ...process.env, AGENT_HTTP_PORT: String(httpPort), NODE_OPTIONS: nodeOptions, STEADY_LOAD_PROBE_FILE: probeFile },
+      env: {
+        ...process.env,
+        AGENT_HTTP_PORT: String(httpPort),
+        NODE_OPTIONS: nodeOptions,
+        STEADY_LOAD_PROBE_FILE: probeFile,
+        ...(allocationProfile ? { STEADY_LOAD_ALLOC_PROFILE: `${allocationProfile.file},${allocationProfile.startMs},${allocationProfile.durationMs}` } : {}),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     child.stdout?.pipe(createWriteStream(logFile));

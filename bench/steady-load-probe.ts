@@ -2,10 +2,14 @@
  * Loaded into the daemon under test with `--import` (NODE_OPTIONS) by `npm run bench:steady`:
  * once a second it appends one JSON line (ProbeSecond) to $STEADY_LOAD_PROBE_FILE with the
  * event loop's delay, the garbage collector's pauses by kind and the heap in use, so a stall
- * can be told apart from the caller's and put down to the collector or to code. Not part of
- * the product: the daemon runs unchanged.
+ * can be told apart from the caller's and put down to the collector or to code. With
+ * $STEADY_LOAD_ALLOC_PROFILE (`<file>,<start ms>,<duration ms>`) it also writes a sampling
+ * heap profile that keeps the samples of collected objects: every byte allocated in that
+ * span, by allocating function (open it in Chrome DevTools' Memory tab). Not part of the
+ * product: the daemon runs unchanged.
  */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import { getHeapStatistics } from 'node:v8';
 
@@ -57,4 +61,21 @@ if (file) {
     gcMaxMs = 0;
     appendFileSync(file, `${JSON.stringify(second)}\n`);
   }, 1000).unref();
+}
+
+const allocation = process.env['STEADY_LOAD_ALLOC_PROFILE'];
+if (allocation) {
+  const [out, startMs, durationMs] = allocation.split(',');
+  setTimeout(() => {
+    void (async () => {
+      const session = new Session();
+      session.connect();
+      await session.post('HeapProfiler.enable');
+      await session.post('HeapProfiler.startSampling', { samplingInterval: 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+      await new Promise((resolve) => setTimeout(resolve, Number(durationMs)));
+      const { profile } = await session.post('HeapProfiler.stopSampling');
+      writeFileSync(out!, JSON.stringify(profile));
+      session.disconnect();
+    })();
+  }, Number(startMs)).unref();
 }

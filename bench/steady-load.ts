@@ -8,6 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { freePort, natsUrlFromEnv, startNatsServer } from '../tools/brokers/index.js';
@@ -15,13 +16,15 @@ import { STEADY_AGENT_ID, STEADY_KEY_ID, writeSteadyConfig, type SteadyDedupe } 
 import { SteadyDaemon } from './steady-load-daemon.js';
 import type { DriverReport, DriverSpec } from './steady-load-driver.js';
 import { steadyLoadReport, type Scrape } from './steady-load-report.js';
+import { allocationTable } from './steady-load-allocations.js';
 
-const USAGE = `usage: npm run bench:steady [-- --rate 1500] [--seconds 60] [--warmup 10] [--scrape-every 5] [--dedupe memory|sqlite] [--daemon-node-args="--cpu-prof"] [--keep]
+const USAGE = `usage: npm run bench:steady [-- --rate 1500] [--seconds 60] [--warmup 10] [--scrape-every 5] [--dedupe memory|sqlite] [--daemon-node-args="--cpu-prof"] [--alloc-profile] [--keep]
   --rate N              signed sync calls per second, sent on schedule whether or not earlier ones were answered
   --seconds N           measured seconds, after --warmup seconds at the same rate
   --scrape-every N      GET /metrics every N seconds, timed
   --dedupe sqlite       the daemon's dedupe store in SQLite (event-sources.yaml idempotency.store); default memory, as a plain serve
   --daemon-node-args=  flags for the daemon's Node (--cpu-prof, --trace-gc, --max-semi-space-size=...)
+  --alloc-profile       a heap profile of everything the daemon allocates in 10 s of the measured load (allocations.heapprofile, kept)
   --keep                keep the config directory (daemon log, probe lines, profiles)`;
 
 const DRIVER = fileURLToPath(new URL('./steady-load-driver.js', import.meta.url));
@@ -37,6 +40,7 @@ function options() {
         dedupe: { type: 'string', default: 'memory' },
         'daemon-node-args': { type: 'string', default: '' },
         keep: { type: 'boolean', default: false },
+        'alloc-profile': { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
       },
     });
@@ -48,7 +52,7 @@ function options() {
     for (const [name, value] of Object.entries(numbers)) if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number`);
     if (values.dedupe !== 'memory' && values.dedupe !== 'sqlite') throw new Error(`--dedupe must be memory or sqlite, got ${values.dedupe}`);
     const daemonNodeArgs = values['daemon-node-args'].split(' ').filter((arg) => arg.length > 0);
-    return { ...numbers, dedupe: values.dedupe as SteadyDedupe, daemonNodeArgs, keep: values.keep };
+    return { ...numbers, dedupe: values.dedupe as SteadyDedupe, daemonNodeArgs, allocProfile: values['alloc-profile'], keep: values.keep || values['alloc-profile'] };
   } catch (error) {
     console.error(`bench:steady: ${(error as Error).message}\n${USAGE}`);
     process.exit(2);
@@ -96,7 +100,8 @@ const config = writeSteadyConfig(natsUrl, o.dedupe);
 console.log(
   `agent-rpc bench:steady: ${o.rate} signed sync calls/s over NATS for ${o.seconds} s after ${o.warmup} s warm-up, /metrics every ${o.scrapeEvery} s, dedupe ${o.dedupe}, node ${process.version}${o.daemonNodeArgs.length > 0 ? `, daemon node ${o.daemonNodeArgs.join(' ')}` : ''}\n`,
 );
-const daemon = await SteadyDaemon.start(config.dir, await freePort(), o.daemonNodeArgs);
+const allocationProfile = o.allocProfile ? { file: join(config.dir, 'allocations.heapprofile'), startMs: (o.warmup + 2) * 1000, durationMs: Math.min(10, o.seconds - 2) * 1000 } : undefined;
+const daemon = await SteadyDaemon.start(config.dir, await freePort(), o.daemonNodeArgs, allocationProfile);
 try {
   const scraper = scrapeEvery(daemon.metricsUrl, o.scrapeEvery * 1000);
   const driver = await runDriver({
@@ -112,6 +117,7 @@ try {
   // The probe's last line and the log's last bytes are written before the daemon exits.
   const exitCode = await daemon.stop();
   console.log(steadyLoadReport(driver, scrapes, daemon.probe(), daemon.logLines()));
+  if (allocationProfile) console.log(`\n${allocationTable(allocationProfile.file, (o.rate * allocationProfile.durationMs) / 1000)}`);
   if (exitCode !== 0) console.log(`the daemon exited ${exitCode}`);
   if (o.keep) console.log(`config directory kept: ${config.dir}`);
 } finally {
