@@ -22,6 +22,8 @@ export interface ProbeSecond {
   readonly gcMs: Record<GcKind, number>;
   readonly gcMaxMs: number;
   readonly heapUsedMb: number;
+  /** CPU time the process used in this second (user + system, every thread), ms. */
+  readonly cpuMs: number;
 }
 
 type GcKind = 'minor' | 'major' | 'incremental' | 'weak';
@@ -39,6 +41,7 @@ if (file) {
   delay.enable();
   let gcMs: Record<GcKind, number> = { minor: 0, major: 0, incremental: 0, weak: 0 };
   let gcMaxMs = 0;
+  let cpu = process.cpuUsage();
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) {
       const kind = (entry as { detail?: { kind?: number } }).detail?.kind;
@@ -55,7 +58,9 @@ if (file) {
       gcMs,
       gcMaxMs,
       heapUsedMb: getHeapStatistics().used_heap_size / 1024 / 1024,
+      cpuMs: ((used) => (used.user + used.system) / 1000)(process.cpuUsage(cpu)),
     };
+    cpu = process.cpuUsage();
     delay.reset();
     gcMs = { minor: 0, major: 0, incremental: 0, weak: 0 };
     gcMaxMs = 0;

@@ -50,14 +50,17 @@ export function steadyLoadReport(driver: DriverReport, scrapes: readonly Scrape[
     const delays = sortedCopy(measured.map((s) => s.delayMaxMs));
     const sum = (pick: (s: ProbeSecond) => number): number => measured.reduce((total, s) => total + pick(s), 0);
     const seconds = measured.length;
+    // The rate the caller kept: its calls over the span it sent them in.
+    const callsPerSecond = driver.sent / Math.max(1, (driver.measuredToEpochMs - driver.measuredFromEpochMs) / 1000);
     out.push('');
     out.push(
       formatTable(
-        ['daemon, per second', 'seconds', 'loop delay max ms', 'median of per-second max', 'seconds > 10 ms', 'seconds > 20 ms', 'GC pause ms/s: minor', 'major', 'incremental', 'longest GC ms', 'heap MB first → last'],
+        ['daemon, per second', 'seconds', 'CPU µs per call', 'loop delay max ms', 'median of per-second max', 'seconds > 10 ms', 'seconds > 20 ms', 'GC pause ms/s: minor', 'major', 'incremental', 'longest GC ms', 'heap MB first → last'],
         [
           [
             'measured',
             seconds,
+            fixed((sum((s) => s.cpuMs) * 1000) / (seconds * callsPerSecond), 1),
             fixed(delays.at(-1)!, 1),
             fixed(quantile(delays, 0.5), 1),
             delays.filter((d) => d > 10).length,
