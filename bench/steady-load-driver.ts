@@ -6,7 +6,8 @@
  * (DriverReport) on stdout when done.
  */
 import { createHistogram, monitorEventLoopDelay } from 'node:perf_hooks';
-import { AgentNode, hmacAuth, PeerTable } from '../src/index.js';
+import { AgentNode, hmacAuth, PeerTable, type CallResult } from '../src/index.js';
+import { MemoryBus, memoryTransport } from '../transports/memory/index.js';
 import { natsTransport } from '../transports/nats/index.js';
 import { BENCH_PAYLOAD } from './payload.js';
 
@@ -18,6 +19,12 @@ export interface DriverSpec {
   readonly rate: number;
   readonly warmupSeconds: number;
   readonly seconds: number;
+  /**
+   * Each call made by a handler of the caller, as agents call each other, so it carries
+   * its flow (causedBy, the guard's flow header); else from outside any flow, as a service
+   * calls an agent.
+   */
+  readonly nested: boolean;
 }
 
 export interface DriverReport {
@@ -40,11 +47,49 @@ export interface DriverReport {
 
 const NS_PER_MS = 1e6;
 
-async function drive(spec: DriverSpec): Promise<DriverReport> {
-  const peers = new PeerTable([{ id: spec.agentId, routes: [{ kind: 'nats' }] }]);
-  const auth = hmacAuth({ keys: new Map([[spec.keyId, Buffer.from(spec.keyHex, 'hex')]]), signingKeyId: spec.keyId });
-  const caller = new AgentNode({ id: 'steady-caller', transports: [natsTransport({ servers: spec.natsUrl })], peers, auth });
+/** How one call ended (`ok`, else its error code or status) and its latency (ns) from send to settle. */
+type Timed = { readonly outcome: string; readonly tookNs: number };
+
+const outcomeOf = (result: CallResult): string => (result.status === 'ok' ? 'ok' : (result.error?.code ?? result.status));
+
+/** Makes the calls: from outside any flow, or (nested) from a handler the memory transport starts. */
+async function callerOf(spec: DriverSpec): Promise<{ call: () => Promise<Timed>; close: () => Promise<void> }> {
+  const auth = () => hmacAuth({ keys: new Map([[spec.keyId, Buffer.from(spec.keyHex, 'hex')]]), signingKeyId: spec.keyId });
+  const timed = async (call: () => Promise<CallResult>): Promise<Timed> => {
+    const sentAt = process.hrtime.bigint();
+    const result = await call();
+    return { outcome: outcomeOf(result), tookNs: Number(process.hrtime.bigint() - sentAt) };
+  };
+  const request = { to: spec.agentId, capability: 'echo', payload: BENCH_PAYLOAD };
+  const bus = new MemoryBus();
+  const peers = new PeerTable([
+    { id: spec.agentId, routes: [{ kind: 'nats' }] },
+    { id: 'steady-caller', routes: [{ kind: 'memory' }] },
+  ]);
+  // Its inbox takes every relay at once (the default 256 would refuse the caller's own load while the daemon stalls).
+  const caller = new AgentNode({ id: 'steady-caller', transports: [natsTransport({ servers: spec.natsUrl }), memoryTransport({ bus })], peers, auth: auth(), limits: { concurrency: 100_000 } });
+  if (!spec.nested) {
+    await caller.start();
+    return { call: () => timed(() => caller.requestAgent(request)), close: () => caller.close() };
+  }
+  caller.handle('relay', (_input, ctx) => timed(() => ctx.requestAgent(request)));
+  const kicker = new AgentNode({ id: 'steady-kicker', transports: [memoryTransport({ bus })], peers, auth: auth() });
   await caller.start();
+  await kicker.start();
+  return {
+    call: async () => {
+      const relayed = await kicker.requestAgent<Timed>({ to: 'steady-caller', capability: 'relay', payload: null });
+      return relayed.status === 'ok' && relayed.response !== undefined ? relayed.response : { outcome: `relay: ${outcomeOf(relayed)}`, tookNs: 0 };
+    },
+    close: async () => {
+      await kicker.close();
+      await caller.close();
+    },
+  };
+}
+
+async function drive(spec: DriverSpec): Promise<DriverReport> {
+  const caller = await callerOf(spec);
   const latency = createHistogram();
   const late = createHistogram();
   const loop = monitorEventLoopDelay({ resolution: 10 });
@@ -66,17 +111,15 @@ async function drive(spec: DriverSpec): Promise<DriverReport> {
     const sentAt = process.hrtime.bigint();
     const measured = index >= warmupCalls;
     if (measured) late.record(Math.max(1, Number(sentAt - dueNs)));
-    void caller.requestAgent({ to: spec.agentId, capability: 'echo', payload: BENCH_PAYLOAD }).then(
-      (result) => {
-        const tookNs = Number(process.hrtime.bigint() - sentAt);
-        if (measured && result.status === 'ok') {
+    void caller.call().then(
+      ({ outcome, tookNs }) => {
+        if (measured && outcome === 'ok') {
           answered++;
           latency.record(Math.max(1, tookNs));
           const second = Math.floor(Number(sentAt - measuredFrom) / 1e9);
           slowest[second] = Math.max(slowest[second] ?? 0, tookNs / NS_PER_MS);
         } else if (measured) {
-          const code = result.error?.code ?? result.status;
-          errors[code] = (errors[code] ?? 0) + 1;
+          errors[outcome] = (errors[outcome] ?? 0) + 1;
         }
         if (++settled === totalCalls) finish();
       },

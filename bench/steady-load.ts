@@ -18,10 +18,11 @@ import type { DriverReport, DriverSpec } from './steady-load-driver.js';
 import { steadyLoadReport, type Scrape } from './steady-load-report.js';
 import { allocationTable } from './steady-load-allocations.js';
 
-const USAGE = `usage: npm run bench:steady [-- --rate 1500] [--seconds 60] [--warmup 10] [--scrape-every 5] [--dedupe memory|sqlite] [--daemon-node-args="--cpu-prof"] [--alloc-profile] [--keep]
+const USAGE = `usage: npm run bench:steady [-- --rate 1500] [--seconds 60] [--warmup 10] [--scrape-every 5] [--dedupe memory|sqlite] [--nested] [--daemon-node-args="--cpu-prof"] [--alloc-profile] [--keep]
   --rate N              signed sync calls per second, sent on schedule whether or not earlier ones were answered
   --seconds N           measured seconds, after --warmup seconds at the same rate
   --scrape-every N      GET /metrics every N seconds, timed
+  --nested              each call made by a handler of the caller, as agents call each other (it carries its flow)
   --dedupe sqlite       the daemon's dedupe store in SQLite (event-sources.yaml idempotency.store); default memory, as a plain serve
   --daemon-node-args=  flags for the daemon's Node (--cpu-prof, --trace-gc, --max-semi-space-size=...)
   --alloc-profile       a heap profile of everything the daemon allocates in 10 s of the measured load (allocations.heapprofile, kept)
@@ -40,6 +41,7 @@ function options() {
         dedupe: { type: 'string', default: 'memory' },
         'daemon-node-args': { type: 'string', default: '' },
         keep: { type: 'boolean', default: false },
+        nested: { type: 'boolean', default: false },
         'alloc-profile': { type: 'boolean', default: false },
         help: { type: 'boolean', default: false },
       },
@@ -52,7 +54,7 @@ function options() {
     for (const [name, value] of Object.entries(numbers)) if (!Number.isFinite(value) || value <= 0) throw new Error(`--${name} must be a positive number`);
     if (values.dedupe !== 'memory' && values.dedupe !== 'sqlite') throw new Error(`--dedupe must be memory or sqlite, got ${values.dedupe}`);
     const daemonNodeArgs = values['daemon-node-args'].split(' ').filter((arg) => arg.length > 0);
-    return { ...numbers, dedupe: values.dedupe as SteadyDedupe, daemonNodeArgs, allocProfile: values['alloc-profile'], keep: values.keep || values['alloc-profile'] };
+    return { ...numbers, dedupe: values.dedupe as SteadyDedupe, daemonNodeArgs, nested: values.nested, allocProfile: values['alloc-profile'], keep: values.keep || values['alloc-profile'] };
   } catch (error) {
     console.error(`bench:steady: ${(error as Error).message}\n${USAGE}`);
     process.exit(2);
@@ -98,7 +100,7 @@ const ownNats = natsUrlFromEnv() ? undefined : await startNatsServer();
 const natsUrl = natsUrlFromEnv() ?? ownNats!.url;
 const config = writeSteadyConfig(natsUrl, o.dedupe);
 console.log(
-  `agent-rpc bench:steady: ${o.rate} signed sync calls/s over NATS for ${o.seconds} s after ${o.warmup} s warm-up, /metrics every ${o.scrapeEvery} s, dedupe ${o.dedupe}, node ${process.version}${o.daemonNodeArgs.length > 0 ? `, daemon node ${o.daemonNodeArgs.join(' ')}` : ''}\n`,
+  `agent-rpc bench:steady: ${o.rate} signed sync calls/s over NATS for ${o.seconds} s after ${o.warmup} s warm-up, /metrics every ${o.scrapeEvery} s, ${o.nested ? 'nested calls' : 'calls from outside a flow'}, dedupe ${o.dedupe}, node ${process.version}${o.daemonNodeArgs.length > 0 ? `, daemon node ${o.daemonNodeArgs.join(' ')}` : ''}\n`,
 );
 const allocationProfile = o.allocProfile ? { file: join(config.dir, 'allocations.heapprofile'), startMs: (o.warmup + 2) * 1000, durationMs: Math.min(10, o.seconds - 2) * 1000 } : undefined;
 const daemon = await SteadyDaemon.start(config.dir, await freePort(), o.daemonNodeArgs, allocationProfile);
@@ -112,6 +114,7 @@ try {
     rate: o.rate,
     warmupSeconds: o.warmup,
     seconds: o.seconds,
+    nested: o.nested,
   });
   const scrapes = await scraper.stop();
   // The probe's last line and the log's last bytes are written before the daemon exits.
