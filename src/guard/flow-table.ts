@@ -1,4 +1,11 @@
+import { ExpiringMap } from '../expiring-map.js';
 import { RECENT_CALLS_KEPT, type FlowState } from './flow-state.js';
+
+/**
+ * Flows remembered at most; the oldest go first beyond it. 1,500 flows a second over the
+ * default 6-minute span (maxFlowMs + 1 minute) are 540,000.
+ */
+const MAX_FLOWS = 1_000_000;
 
 interface LocalFlow {
   calls: number;
@@ -9,25 +16,26 @@ interface LocalFlow {
 /**
  * What this process knows about each live flow beyond what arrived in envelopes: the
  * calls its own agents made (parallel calls from one handler are siblings that never see
- * each other's envelopes). Entries expire with their flow and are swept lazily.
+ * each other's envelopes). Entries expire with their flow, swept a few at a time on every
+ * record (an ExpiringMap): a walk over every flow every 10 s held the event loop for tens
+ * of milliseconds once hundreds of thousands of flows were live.
  */
 export class FlowTable {
-  private readonly flows = new Map<string, LocalFlow>();
-  private nextSweep = 0;
+  private readonly flows = new ExpiringMap<LocalFlow>((flow) => flow.expiresAt, MAX_FLOWS);
 
   constructor(private readonly ttlMs: number) {}
 
   /** The flow state to extend for a new call: the envelope's, merged with what happened here. */
-  merged(correlationId: string, carried: FlowState): FlowState {
-    const local = this.flows.get(correlationId);
+  merged(correlationId: string, carried: FlowState, now: number): FlowState {
+    const local = this.live(correlationId, now);
     if (!local) return carried;
     return { ...carried, calls: Math.max(carried.calls, local.calls), recent: mergeRecent(carried.recent, local.recent) };
   }
 
   /** Remembers a flow's counts after a call made (or received) here. */
   record(correlationId: string, state: FlowState, now: number): void {
-    this.sweep(now);
-    const local = this.flows.get(correlationId);
+    this.flows.sweep(now);
+    const local = this.live(correlationId, now);
     const recent = local ? mergeRecent(local.recent, state.recent) : [...state.recent];
     this.flows.set(correlationId, { calls: Math.max(local?.calls ?? 0, state.calls), recent, expiresAt: state.startedAt + this.ttlMs });
   }
@@ -36,10 +44,10 @@ export class FlowTable {
     return this.flows.size;
   }
 
-  private sweep(now: number): void {
-    if (now < this.nextSweep) return;
-    this.nextSweep = now + 10_000;
-    for (const [id, flow] of this.flows) if (flow.expiresAt <= now) this.flows.delete(id);
+  /** A flow's entry until it expires, whether or not a sweep has reached it (a call of an old flow is queued behind younger ones). */
+  private live(correlationId: string, now: number): LocalFlow | undefined {
+    const local = this.flows.get(correlationId);
+    return local !== undefined && local.expiresAt > now ? local : undefined;
   }
 }
 

@@ -77,7 +77,7 @@ export class RunawayGuard {
   /** A call made while `parent` is being handled: the flow grows by one hop, unless a rule refuses it. */
   childCall(parent: AgentRpcEnvelope, to: string, now: number): GuardDecision | GuardRefusal {
     const carried = decodeFlowState(parent.headers?.[FLOW_HEADER]) ?? { startedAt: now, chain: [idOf(parent.to)], calls: 0, recent: [] };
-    const known = this.table.merged(parent.correlationId, carried);
+    const known = this.table.merged(parent.correlationId, carried, now);
     const arrivedAt = this.arrivals.get(parent.messageId) ?? this.olderArrivals.get(parent.messageId);
     const idleHops = arrivedAt !== undefined && now - arrivedAt < IDLE_HOP_MS ? (known.idleHops ?? 0) + 1 : 0;
     const next: FlowState = { ...known, chain: [...known.chain, idOf(to)], calls: known.calls + 1, recent: [...known.recent, now].slice(-RECENT_CALLS_KEPT), idleHops };

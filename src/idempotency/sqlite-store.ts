@@ -2,6 +2,7 @@ import type { Database, Statement, Transaction } from 'better-sqlite3';
 import { systemClock, type Clock } from '../clock.js';
 import { RpcError } from '../errors.js';
 import { claimDecision, type ClaimOwner, type ClaimResult, type IdempotencyStore, type StoredReply } from './store.js';
+import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.js';
 
 export interface SqliteIdempotencyStoreOptions {
   /** Database file; created if missing. */
@@ -26,8 +27,19 @@ export interface SqliteIdempotencyStoreOptions {
 const SCHEMA_VERSION = 2;
 const CLAIMED = 0;
 const DONE = 1;
-/** Expired rows are deleted once every this many claims, not on every call. */
-const SWEEP_EVERY = 1_000;
+/**
+ * Expired rows are deleted once every this many claims, at most SWEEP_ROWS at a time: more
+ * than one row per claim keeps up with the one row a claim adds, and no sweep holds the
+ * event loop for longer than a few hundred deletes (a sweep of every expired row at once
+ * grew with the traffic of the TTL's span).
+ */
+const SWEEP_EVERY = 100;
+const SWEEP_ROWS = 250;
+/**
+ * WAL pages after which the store's own connection checkpoints: a bound for when the
+ * checkpointer thread falls behind or could not start (SQLite's default is 1,000).
+ */
+const WAL_BOUND_PAGES = 16_384;
 const DEFAULT_LOCK_WAIT_MS = 10_000;
 /** Pause between tries of a step SQLite refused at once because another connection holds the lock. */
 const BUSY_RETRY_MS = 25;
@@ -94,18 +106,19 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   private readonly select: Statement<[string], Row>;
   private readonly upsert: Statement<[string, number, string | null, Buffer | null, number, string | null, string | null]>;
   private readonly remove: Statement<[string]>;
-  private readonly sweep: Statement<[number]>;
+  private readonly sweep: Statement<[number, number]>;
   private readonly claimTx: Transaction<(key: string, leaseMs: number, owner: ClaimOwner) => ClaimResult>;
   private claims = 0;
 
   private constructor(
     private readonly db: Database,
     private readonly clock: Clock,
+    private readonly checkpointer: Checkpointer | undefined,
   ) {
     this.select = db.prepare('SELECT state, reply_to, body, expires_at, owner_instance, owner_life FROM dedupe WHERE key = ?');
     this.upsert = db.prepare('INSERT OR REPLACE INTO dedupe (key, state, reply_to, body, expires_at, owner_instance, owner_life) VALUES (?, ?, ?, ?, ?, ?, ?)');
     this.remove = db.prepare('DELETE FROM dedupe WHERE key = ?');
-    this.sweep = db.prepare('DELETE FROM dedupe WHERE expires_at <= ?');
+    this.sweep = db.prepare('DELETE FROM dedupe WHERE rowid IN (SELECT rowid FROM dedupe WHERE expires_at <= ? LIMIT ?)');
     // IMMEDIATE: a claim reads then writes; a deferred transaction in two processes sharing
     // the file would both hold the read lock and one would fail to upgrade (SQLITE_BUSY).
     this.claimTx = db.transaction((key: string, leaseMs: number, owner: ClaimOwner): ClaimResult => {
@@ -144,7 +157,9 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
       await whileLocked(options.path, lockWaitMs, () => db.pragma('journal_mode = WAL'));
       db.pragma(`synchronous = ${durability === 'power-loss' ? 'FULL' : 'NORMAL'}`);
       await whileLocked(options.path, lockWaitMs, () => migrate(db));
-      return new SqliteIdempotencyStore(db, options.clock ?? systemClock);
+      const checkpointer = await startCheckpointer(options.path);
+      if (checkpointer) db.pragma(`wal_autocheckpoint = ${WAL_BOUND_PAGES}`);
+      return new SqliteIdempotencyStore(db, options.clock ?? systemClock, checkpointer);
     } catch (error) {
       db.close();
       throw error;
@@ -152,7 +167,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   }
 
   claim(key: string, leaseMs: number, owner: ClaimOwner): ClaimResult {
-    if (++this.claims % SWEEP_EVERY === 0) this.sweep.run(this.clock.now());
+    if (++this.claims % SWEEP_EVERY === 0) this.sweep.run(this.clock.now(), SWEEP_ROWS);
     return this.claimTx.immediate(key, leaseMs, owner);
   }
 
@@ -166,6 +181,8 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   }
 
   async close(): Promise<void> {
+    // The checkpointer's connection goes first: the last connection to close checkpoints and removes the WAL.
+    await this.checkpointer?.stop();
     if (this.db.open) this.db.close();
   }
 }

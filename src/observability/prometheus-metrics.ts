@@ -1,7 +1,8 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 import type { CallStatus } from '../rpc/call-result.js';
 import type { DlqKind } from '../dlq/record.js';
 import type { RpcMetrics } from './metrics.js';
+import { HistogramMetric, perLabel, perLabels, ValueMetric, type HistogramSeries, type ValueSeries } from './series-metrics.js';
 
 // Seconds; RPC round trips from sub-millisecond (in-process) to minutes (LLM handlers).
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
@@ -10,24 +11,26 @@ const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
  * RpcMetrics as Prometheus series (prom-client), registered on `registry`. Every series
  * carries the agent's id (`forAgent`), so agents sharing a process share one registry.
  * Label values are agent ids, capabilities, statuses, providers and reason codes: bounded
- * sets, so no label explodes with traffic.
+ * sets, so no label explodes with traffic. The series every call touches (calls, latencies,
+ * handlers in flight, pending calls, auth decisions, chain depth) are series-metrics.ts
+ * types, whose label sets each hook resolves once; the rest are prom-client's own.
  */
 export class PrometheusMetrics {
   readonly registry: Registry;
-  private readonly calls: Counter<'agent' | 'capability' | 'status'>;
-  private readonly callLatency: Histogram<'agent' | 'capability' | 'status'>;
-  private readonly handlerLatency: Histogram<'agent' | 'capability' | 'result'>;
-  private readonly inFlight: Gauge<'agent' | 'capability'>;
-  private readonly pending: Gauge<'agent'>;
+  private readonly calls: ValueMetric;
+  private readonly callLatency: HistogramMetric;
+  private readonly handlerLatency: HistogramMetric;
+  private readonly inFlight: ValueMetric;
+  private readonly pending: ValueMetric;
   private readonly dlq: Counter<'agent' | 'kind' | 'reason'>;
   private readonly dlqDrops: Counter<'agent' | 'reason'>;
-  private readonly auth: Counter<'agent' | 'provider' | 'decision' | 'reason'>;
+  private readonly auth: ValueMetric;
   private readonly redeliveries: Counter<'agent' | 'capability'>;
   private readonly duplicates: Counter<'agent' | 'capability'>;
   private readonly unmatched: Counter<'agent' | 'capability'>;
   private readonly lateResults: Counter<'agent' | 'capability'>;
-  private readonly agentCalls: Histogram<'agent'>;
-  private readonly longestChain: Gauge<'agent'>;
+  private readonly agentCalls: HistogramMetric;
+  private readonly longestChain: ValueMetric;
   private readonly guardRejections: Counter<'agent' | 'rule'>;
   private readonly guardWarnings: Counter<'agent' | 'kind'>;
   private readonly authWarnings: Counter<'agent' | 'kind'>;
@@ -43,18 +46,18 @@ export class PrometheusMetrics {
     this.registry = options.registry ?? new Registry();
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry });
     const registers = [this.registry];
-    this.calls = new Counter({ name: 'agent_rpc_calls_total', help: 'Calls made (caller side), by capability and final status.', labelNames: ['agent', 'capability', 'status'], registers });
-    this.callLatency = new Histogram({ name: 'agent_rpc_call_duration_seconds', help: 'Caller-side call latency.', labelNames: ['agent', 'capability', 'status'], buckets: LATENCY_BUCKETS, registers });
-    this.handlerLatency = new Histogram({ name: 'agent_rpc_handler_duration_seconds', help: 'Handler run time (receiver side).', labelNames: ['agent', 'capability', 'result'], buckets: LATENCY_BUCKETS, registers });
-    this.inFlight = new Gauge({ name: 'agent_rpc_handlers_in_flight', help: 'Handlers running now.', labelNames: ['agent', 'capability'], registers });
-    this.pending = new Gauge({ name: 'agent_rpc_pending_calls', help: 'Calls waiting for their response.', labelNames: ['agent'], registers });
+    this.calls = new ValueMetric('counter', { name: 'agent_rpc_calls_total', help: 'Calls made (caller side), by capability and final status.', labelNames: ['agent', 'capability', 'status'], registers });
+    this.callLatency = new HistogramMetric({ name: 'agent_rpc_call_duration_seconds', help: 'Caller-side call latency.', labelNames: ['agent', 'capability', 'status'], buckets: LATENCY_BUCKETS, registers });
+    this.handlerLatency = new HistogramMetric({ name: 'agent_rpc_handler_duration_seconds', help: 'Handler run time (receiver side).', labelNames: ['agent', 'capability', 'result'], buckets: LATENCY_BUCKETS, registers });
+    this.inFlight = new ValueMetric('gauge', { name: 'agent_rpc_handlers_in_flight', help: 'Handlers running now.', labelNames: ['agent', 'capability'], registers });
+    this.pending = new ValueMetric('gauge', { name: 'agent_rpc_pending_calls', help: 'Calls waiting for their response.', labelNames: ['agent'], registers });
     this.dlq = new Counter({ name: 'agent_rpc_dlq_records_total', help: 'Messages written to the DLQ, by kind and reason.', labelNames: ['agent', 'kind', 'reason'], registers });
     this.dlqDrops = new Counter({ name: 'agent_rpc_dlq_dropped_total', help: 'DLQ records deleted by retention, by the bound passed (records, bytes, age).', labelNames: ['agent', 'reason'], registers });
-    this.auth = new Counter({ name: 'agent_rpc_auth_decisions_total', help: 'Auth verify decisions, by provider, decision and reason.', labelNames: ['agent', 'provider', 'decision', 'reason'], registers });
+    this.auth = new ValueMetric('counter', { name: 'agent_rpc_auth_decisions_total', help: 'Auth verify decisions, by provider, decision and reason.', labelNames: ['agent', 'provider', 'decision', 'reason'], registers });
     this.redeliveries = new Counter({ name: 'agent_rpc_redeliveries_total', help: 'Deliveries handed back for redelivery.', labelNames: ['agent', 'capability'], registers });
     this.duplicates = new Counter({ name: 'agent_rpc_dedupe_hits_total', help: 'Redelivered or duplicated messages recognised and not dispatched again.', labelNames: ['agent', 'capability'], registers });
-    this.agentCalls = new Histogram({ name: 'agent_rpc_agent_call_depth', help: 'Agent-to-agent calls that passed the guard, by collapsed chain depth (the _count is the number of such calls).', labelNames: ['agent'], buckets: [1, 2, 3, 4, 5, 6, 8, 10], registers });
-    this.longestChain = new Gauge({ name: 'agent_rpc_longest_chain_depth', help: 'Deepest collapsed chain an agent-to-agent call has passed the guard with.', labelNames: ['agent'], registers });
+    this.agentCalls = new HistogramMetric({ name: 'agent_rpc_agent_call_depth', help: 'Agent-to-agent calls that passed the guard, by collapsed chain depth (the _count is the number of such calls).', labelNames: ['agent'], buckets: [1, 2, 3, 4, 5, 6, 8, 10], registers });
+    this.longestChain = new ValueMetric('gauge', { name: 'agent_rpc_longest_chain_depth', help: 'Deepest collapsed chain an agent-to-agent call has passed the guard with.', labelNames: ['agent'], registers });
     this.guardRejections = new Counter({ name: 'agent_rpc_guard_rejections_total', help: 'Calls the runaway guard refused, by rule.', labelNames: ['agent', 'rule'], registers });
     this.authWarnings = new Counter({ name: 'agent_rpc_auth_warnings_total', help: 'Auth checks made with less than configured (replay-store-unavailable: replays judged on local memory only).', labelNames: ['agent', 'kind'], registers });
     this.guardWarnings = new Counter({ name: 'agent_rpc_guard_warnings_total', help: 'Runaway-guard warnings (idle-hops: agents calling on without doing work).', labelNames: ['agent', 'kind'], registers });
@@ -72,29 +75,46 @@ export class PrometheusMetrics {
   /** The hooks one agent reports through; its id becomes the `agent` label. */
   forAgent(agent: string): RpcMetrics {
     let longest = 0;
+    const call = perLabels((capability, status) => {
+      const labels = { agent, capability, status };
+      return { count: this.calls.series(labels), latency: this.callLatency.series(labels) };
+    });
+    const handler = perLabels((capability, result) => this.handlerLatency.series({ agent, capability, result }));
+    const inFlight = perLabel((capability) => this.inFlight.series({ agent, capability }));
+    const auth = perLabels((provider, decision) => perLabel((reason) => this.auth.series({ agent, provider, decision, reason })));
+    // Made on first use, as prom-client's series are: a node that never waits on a call shows no pending gauge.
+    let pending: ValueSeries | undefined;
+    let depth: HistogramSeries | undefined;
     return {
       callCompleted: (capability: string, status: CallStatus, latencyMs: number) => {
-        this.calls.inc({ agent, capability, status });
-        this.callLatency.observe({ agent, capability, status }, latencyMs / 1000);
+        const series = call(capability, status);
+        series.count.value++;
+        this.callLatency.observe(series.latency, latencyMs / 1000);
       },
-      handlerStarted: (capability: string) => this.inFlight.inc({ agent, capability }),
+      handlerStarted: (capability: string) => {
+        inFlight(capability).value++;
+      },
       handlerCompleted: (capability: string, ok: boolean, durationMs: number) => {
-        this.inFlight.dec({ agent, capability });
-        this.handlerLatency.observe({ agent, capability, result: ok ? 'ok' : 'error' }, durationMs / 1000);
+        inFlight(capability).value--;
+        this.handlerLatency.observe(handler(capability, ok ? 'ok' : 'error'), durationMs / 1000);
       },
-      pendingChanged: (size: number) => this.pending.set({ agent }, size),
+      pendingChanged: (size: number) => {
+        (pending ??= this.pending.series({ agent })).value = size;
+      },
       dlqRecorded: (kind: DlqKind, reason: string) => this.dlq.inc({ agent, kind, reason }),
       dlqDropped: (reason: string, records: number) => this.dlqDrops.inc({ agent, reason }, records),
-      authDecision: (provider: string, decision: 'accept' | 'reject', reason: string | undefined) => this.auth.inc({ agent, provider, decision, reason: reason ?? '' }),
+      authDecision: (provider: string, decision: 'accept' | 'reject', reason: string | undefined) => {
+        auth(provider, decision)(reason ?? '').value++;
+      },
       redeliveryRequested: (capability: string) => this.redeliveries.inc({ agent, capability }),
       duplicateSkipped: (capability: string) => this.duplicates.inc({ agent, capability }),
       unmatchedResponse: (capability: string) => this.unmatched.inc({ agent, capability }),
       lateResultDiscarded: (capability: string) => this.lateResults.inc({ agent, capability }),
-      agentCall: (depth: number) => {
-        this.agentCalls.observe({ agent }, depth);
-        if (depth > longest) {
-          longest = depth;
-          this.longestChain.set({ agent }, longest);
+      agentCall: (value: number) => {
+        this.agentCalls.observe((depth ??= this.agentCalls.series({ agent })), value);
+        if (value > longest) {
+          longest = value;
+          this.longestChain.series({ agent }).value = longest;
         }
       },
       guardRejected: (rule: string) => this.guardRejections.inc({ agent, rule }),

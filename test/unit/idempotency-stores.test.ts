@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +10,7 @@ import { MemoryIdempotencyStore } from '../../src/idempotency/memory-store.js';
 import { SqliteIdempotencyStore } from '../../src/idempotency/sqlite-store.js';
 import type { IdempotencyStore } from '../../src/idempotency/store.js';
 import { isRpcErrorWithCode } from '../support/assertions.js';
+import { until } from '../support/fleet.js';
 
 const execFileAsync = promisify(execFile);
 const OPEN_STORE_SCRIPT = fileURLToPath(new URL('../fixtures/processes/open-sqlite-store.ts', import.meta.url));
@@ -179,6 +180,41 @@ describe('idempotency - sqlite store persistence', () => {
     expect(done.state === 'done' && Buffer.from(done.reply!.body).toString()).toBe('{"reply":1}');
     expect((await second.claim('m2', 60_000, ME)).state).toBe('in-progress');
     await second.close();
+  });
+
+  it('idempotency - the WAL is copied into the database file by a thread of its own, and nothing of it is left after close', async () => {
+    const path = dbPath();
+    const store = await SqliteIdempotencyStore.open({ path });
+    const body = Buffer.alloc(900, 65);
+    // Fewer WAL pages than SQLite's own automatic checkpoint waits for (1,000).
+    for (let i = 0; i < 100; i++) {
+      await store.claim(`m${i}`, 60_000, ME);
+      await store.complete(`m${i}`, { replyTo: 'nats://r', body }, 60_000);
+    }
+    await until(() => statSync(path).size > 100 * 900);
+    await store.close();
+    expect(existsSync(`${path}-wal`)).toBe(false);
+    const reopened = await SqliteIdempotencyStore.open({ path });
+    expect((await reopened.claim('m99', 60_000, ME)).state).toBe('done');
+    await reopened.close();
+  });
+
+  it('idempotency - expired rows are deleted a bounded batch at a time, as claims go on', async () => {
+    let now = 1_000;
+    const path = dbPath();
+    const store = await SqliteIdempotencyStore.open({ path, clock: { now: () => now } });
+    for (let i = 0; i < 400; i++) await store.complete(`old${i}`, undefined, 10);
+    now += 10;
+    const { default: Sqlite } = await import('better-sqlite3');
+    const reader = new Sqlite(path, { readonly: true });
+    const rows = (): number => (reader.prepare('SELECT count(*) AS n FROM dedupe').get() as { n: number }).n;
+    for (let i = 0; i < 100; i++) await store.claim(`new${i}`, 60_000, ME);
+    // One sweep so far: 250 of the 400 expired rows, the 100 claims kept.
+    expect(rows()).toBe(400 - 250 + 100);
+    for (let i = 100; i < 200; i++) await store.claim(`new${i}`, 60_000, ME);
+    expect(rows()).toBe(200);
+    reader.close();
+    await store.close();
   });
 
   it('idempotency - a missing better-sqlite3 is a typed EAGENTRPC_MISSING_PACKAGE error', async () => {
