@@ -162,12 +162,12 @@ for (const concurrency of concurrencies) {
   const ratio = (run: BenchRun, base: BenchRun | undefined): string => (base === undefined ? '' : `${(run.figures.callsPerSec / base.figures.callsPerSec).toFixed(2)}x`);
   for (const run of medians) {
     const f = run.figures;
-    const row = [run.system, concurrency, f.callsPerSec, f.p50Ms, f.p99Ms, f.errors, ratio(run, medians[0])];
+    const row = [run.system, concurrency, f.callsPerSec, f.p50Ms, f.p99Ms, f.cpuUsPerCall, f.errors, ratio(run, medians[0])];
     rows.push(sameGuarantees === undefined ? row : [...row, ratio(run, medians[sameGuarantees])]);
   }
 }
 await broker?.stop();
-console.log(formatTable(['system', 'C', 'calls/s', 'p50 ms', 'p99 ms', 'errors', 'vs raw', ...(sameGuarantees === undefined ? [] : ['vs raw, same guarantees'])], rows));
+console.log(formatTable(['system', 'C', 'calls/s', 'p50 ms', 'p99 ms', 'CPU µs/call', 'errors', 'vs raw', ...(sameGuarantees === undefined ? [] : ['vs raw, same guarantees'])], rows));
 console.log('');
 console.log(formatTable(['envelope operation', 'ops/s'], benchEnvelope().map((r) => [r.name, r.opsPerSec])));
 
