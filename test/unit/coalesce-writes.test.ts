@@ -20,51 +20,68 @@ function recordingStream(highWaterMark = 16 * 1024): { stream: Writable; calls: 
   return { stream, calls };
 }
 
+/** Runs `work` as a callback of its own (as a socket read or a timer would), and waits until it and its microtasks are over. */
+function inCallback(work: () => void): Promise<void> {
+  return new Promise((resolve) => {
+    setImmediate(() => {
+      work();
+      setImmediate(resolve);
+    });
+  });
+}
+
 describe('coalesceWrites', () => {
-  it('coalesceWrites - what one turn of the event loop writes leaves in one write, in order', async () => {
+  it('coalesceWrites - what one callback and its promise jobs write leaves in one write, in order', async () => {
     const { stream, calls } = recordingStream();
     coalesceWrites(stream);
-    stream.write('a');
-    stream.write('b');
-    await Promise.resolve();
-    stream.write('c'); // a microtask of the same turn
-    expect(calls).toEqual([]);
-    await nextTurn();
+    let heldDuringCallback: string[][] | undefined;
+    await inCallback(() => {
+      stream.write('a');
+      stream.write('b');
+      void Promise.resolve()
+        .then(() => stream.write('c'))
+        .then(() => (heldDuringCallback = [...calls]));
+    });
+    expect(heldDuringCallback).toEqual([]);
     expect(calls).toEqual([['a', 'b', 'c']]);
   });
 
-  it('coalesceWrites - writes of later turns are gathered per turn; a lone write leaves alone', async () => {
+  it('coalesceWrites - each callback leaves with its own write: nothing waits for the next one', async () => {
     const { stream, calls } = recordingStream();
     coalesceWrites(stream);
-    stream.write('1');
-    await nextTurn();
-    stream.write('2');
-    stream.write('3');
-    await nextTurn();
+    await inCallback(() => stream.write('1'));
+    expect(calls).toEqual([['1']]);
+    await inCallback(() => {
+      stream.write('2');
+      stream.write('3');
+    });
     expect(calls).toEqual([['1'], ['2', '3']]);
   });
 
   it('coalesceWrites - the library corking and uncorking itself does not flush early', async () => {
     const { stream, calls } = recordingStream();
     coalesceWrites(stream);
-    for (const frame of ['m1', 'm2']) {
-      stream.cork();
-      stream.write(frame);
-      stream.uncork();
-    }
-    expect(calls).toEqual([]);
-    await nextTurn();
+    let heldAfterFrames: string[][] | undefined;
+    await inCallback(() => {
+      for (const frame of ['m1', 'm2']) {
+        stream.cork();
+        stream.write(frame);
+        stream.uncork();
+      }
+      heldAfterFrames = [...calls];
+    });
+    expect(heldAfterFrames).toEqual([]);
     expect(calls).toEqual([['m1', 'm2']]);
   });
 
   it('coalesceWrites - back-pressure still reaches the writer: past the high-water mark write says wait, drain follows the flush', async () => {
     const { stream, calls } = recordingStream(4);
     coalesceWrites(stream);
-    expect(stream.write('ab')).toBe(true);
-    expect(stream.write('cdef')).toBe(false);
+    const answers: boolean[] = [];
     const drained = new Promise<void>((resolve) => stream.once('drain', resolve));
-    await nextTurn();
+    await inCallback(() => answers.push(stream.write('ab'), stream.write('cdef')));
     await drained;
+    expect(answers).toEqual([true, false]);
     expect(calls).toEqual([['ab', 'cdef']]);
   });
 
@@ -72,8 +89,8 @@ describe('coalesceWrites', () => {
     const { stream, calls } = recordingStream();
     coalesceWrites(stream);
     coalesceWrites(stream);
-    stream.write('x');
     const finished = new Promise<void>((resolve) => stream.once('finish', resolve));
+    stream.write('x');
     stream.end('y');
     await finished;
     expect(calls.flat()).toEqual(['x', 'y']);

@@ -4,7 +4,6 @@ import { RpcError } from '../../src/errors.js';
 import type { DeliveryHandler, OutboundMessage, RpcTransport, SubscribeOptions, Subscription, TransportTraits } from '../../src/transport.js';
 import { DeliveryQueue } from '../shared/delivery-queue.js';
 import { mqttEndpoint } from '../shared/broker-endpoint.js';
-import { coalesceWrites } from '../shared/coalesce-writes.js';
 import { closedError, TransportBase } from '../shared/transport-base.js';
 import { firstConnection } from './mqtt-connect.js';
 import { MqttInbound } from './mqtt-inbound.js';
@@ -76,10 +75,9 @@ class MqttTransport extends TransportBase {
     client.on('connect', () => {
       // MQTT.js keeps the server it is connected to in its options.
       this.connectedTo(mqttEndpoint(client.options.host, client.options.port, options.url));
-      // Small packets (PUBACKs, replies) must not wait for the peer's delayed ACK (Nagle);
-      // what one turn of the event loop writes leaves in one system call all the same.
+      // Small packets (PUBACKs, replies) must not wait for the peer's delayed ACK (Nagle).
+      // (What one callback writes leaves in one system call: mqtt-packet corks the stream.)
       (client.stream as { setNoDelay?: (noDelay: boolean) => void }).setNoDelay?.(true);
-      coalesceWrites(client.stream);
       this.inbound.generation++;
       if (this.inbound.generation > 1) {
         this.renewSubscriptions(client);
