@@ -61,6 +61,7 @@ const USAGE = `usage: npm run bench [-- --transport memory|nats|kafka|amqp|mqtt|
   --tracing    the OpenTelemetry SDK registered, every call traced
   --runs N     N interleaved runs per configuration, the median reported
   --concurrency 1,64   only these numbers of calls in flight (default 1,64,256; memory 1,64)
+  --only agent-rpc     amqp, mqtt: only these systems (comma-separated), e.g. to profile one; no ratios
   --leak       heap growth over 1,000,000 memory calls`;
 
 /**
@@ -78,6 +79,7 @@ function parseBenchArgs() {
         warmup: { type: 'string', default: '1' },
         runs: { type: 'string', default: '1' },
         concurrency: { type: 'string' },
+        only: { type: 'string' },
         leak: { type: 'boolean', default: false },
         flow: { type: 'string', default: 'implicit' },
         tracing: { type: 'boolean', default: false },
@@ -131,12 +133,14 @@ type System = (concurrency: number) => Promise<BenchRun>;
 const brokers = { nats: natsForBench, kafka: kafkaForBench, amqp: amqpForBench, mqtt: mqttForBench, sqs: sqsForBench } as const;
 const broker = transport === 'memory' ? undefined : await brokers[transport]();
 const url = (): string => broker!.address[0]!;
+const only = values.only?.split(',');
+const chosen = (name: string): boolean => only === undefined || only.includes(name);
 const systemsOf: Record<typeof transport, () => System[]> = {
   memory: () => [(c) => benchRawMemory(c, warmupMs, measureMs), (c) => benchAgentRpcMemory(c, warmupMs, measureMs, 'internal', flow), (c) => benchAgentRpcMemory(c, warmupMs, measureMs, 'internal', flow, true), (c) => benchAgentRpcMemory(c, warmupMs, measureMs, 'hmac', flow)],
   nats: () => (['raw', 'moleculer', 'agent-rpc', 'agent-rpc-hmac'] as const).map((name) => (c: number) => benchNats(name, url(), c, warmupMs, measureMs, flow)),
   kafka: () => (['raw', 'agent-rpc'] as const).map((name) => (c: number) => benchKafka(name, broker!.address, c, warmupMs, measureMs)),
-  amqp: () => AMQP_SYSTEMS.map((name) => (c: number) => benchAmqp(name, url(), c, warmupMs, measureMs)),
-  mqtt: () => MQTT_SYSTEMS.map((name) => (c: number) => benchMqtt(name, url(), c, warmupMs, measureMs)),
+  amqp: () => AMQP_SYSTEMS.filter(chosen).map((name) => (c: number) => benchAmqp(name, url(), c, warmupMs, measureMs)),
+  mqtt: () => MQTT_SYSTEMS.filter(chosen).map((name) => (c: number) => benchMqtt(name, url(), c, warmupMs, measureMs)),
   sqs: () => (['raw', 'agent-rpc'] as const).map((name) => (c: number) => benchSqs(name, url(), c, warmupMs, measureMs)),
 };
 const systems = systemsOf[transport]();
@@ -144,7 +148,7 @@ const systems = systemsOf[transport]();
  * AMQP and MQTT have a second raw row with the guarantees an agent-rpc inbox gives (durable,
  * persistent, confirmed; persistent MQTT sessions, PUBACK after the reply): ratios to it too.
  */
-const sameGuarantees = transport === 'amqp' || transport === 'mqtt' ? 1 : undefined;
+const sameGuarantees = only === undefined && (transport === 'amqp' || transport === 'mqtt') ? 1 : undefined;
 const concurrencies = values.concurrency === undefined ? (transport === 'memory' ? [1, 64] : [1, 64, 256]) : values.concurrency.split(',').map(Number);
 if (concurrencies.some((c) => !Number.isInteger(c) || c <= 0)) {
   console.error('bench: --concurrency must be positive integers, comma-separated');
@@ -162,7 +166,7 @@ for (const concurrency of concurrencies) {
   const ratio = (run: BenchRun, base: BenchRun | undefined): string => (base === undefined ? '' : `${(run.figures.callsPerSec / base.figures.callsPerSec).toFixed(2)}x`);
   for (const run of medians) {
     const f = run.figures;
-    const row = [run.system, concurrency, f.callsPerSec, f.p50Ms, f.p99Ms, f.cpuUsPerCall, f.errors, ratio(run, medians[0])];
+    const row = [run.system, concurrency, f.callsPerSec, f.p50Ms, f.p99Ms, f.cpuUsPerCall, f.errors, ratio(run, only === undefined ? medians[0] : undefined)];
     rows.push(sameGuarantees === undefined ? row : [...row, ratio(run, medians[sameGuarantees])]);
   }
 }
