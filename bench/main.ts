@@ -172,8 +172,11 @@ for (const concurrency of concurrencies) {
 }
 await broker?.stop();
 console.log(formatTable(['system', 'C', 'calls/s', 'p50 ms', 'p99 ms', 'CPU µs/call', 'errors', 'vs raw', ...(sameGuarantees === undefined ? [] : ['vs raw, same guarantees'])], rows));
-console.log('');
-console.log(formatTable(['envelope operation', 'ops/s'], benchEnvelope().map((r) => [r.name, r.opsPerSec])));
+// Not with --only: a profile of the chosen systems would take in the envelope loops too.
+if (only === undefined) {
+  console.log('');
+  console.log(formatTable(['envelope operation', 'ops/s'], benchEnvelope().map((r) => [r.name, r.opsPerSec])));
+}
 
 if (values.leak) {
   const figures = await leakCheck(1_000_000, 10_000);
