@@ -62,7 +62,7 @@ class MqttTransport extends TransportBase {
       resubscribe: false,
       connectTimeout: Math.min(options.connectTimeoutMs, 10_000),
       properties: { sessionExpiryInterval: options.sessionExpiryS, receiveMaximum: options.receiveMaximum },
-      // MQTT.js logs through \`debug\` a dozen times per message, and a disabled \`debug\` still
+      // MQTT.js logs through `debug` a dozen times per message, and a disabled `debug` still
       // gathers its arguments (~6 KB of garbage per call): silent unless DEBUG asks for it.
       ...(mqttJsDebugWanted() ? {} : { log: silent }),
       ...(options.username === undefined ? {} : { username: options.username }),
