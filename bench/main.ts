@@ -5,9 +5,9 @@ import { benchAgentRpcMemory, benchRawMemory, type BenchRun } from './memory-ben
 import { benchNats } from './nats-bench.js';
 import { formatTable } from './stats.js';
 import { kafkaBrokersFromEnv, mqttUrlFromEnv, natsUrlFromEnv, rabbitMqUrlFromEnv, sqsEndpointFromEnv, startElasticMqServer, startKafkaServer, startMosquittoServer, startNatsServer, startRabbitMqServer } from '../tools/brokers/index.js';
-import { benchAmqp } from './amqp-bench.js';
+import { AMQP_SYSTEMS, benchAmqp } from './amqp-bench.js';
 import { benchKafka } from './kafka-bench.js';
-import { benchMqtt } from './mqtt-bench.js';
+import { benchMqtt, MQTT_SYSTEMS } from './mqtt-bench.js';
 import { benchSqs } from './sqs-bench.js';
 import { registerBenchTracing } from './bench-tracing.js';
 
@@ -56,10 +56,12 @@ async function sqsForBench(): Promise<BenchBroker> {
   return { address: [server.endpoint], stop: () => server.stop() };
 }
 
-const USAGE = `usage: npm run bench [-- --transport memory|nats|kafka|amqp|mqtt|sqs] [--seconds 3] [--warmup 1] [--runs 1] [--flow implicit|ctx] [--tracing] [--leak]
+const USAGE = `usage: npm run bench [-- --transport memory|nats|kafka|amqp|mqtt|sqs] [--seconds 3] [--warmup 1] [--runs 1] [--concurrency 1,64,256] [--flow implicit|ctx] [--tracing] [--leak]
   --flow ctx   agent-rpc nodes with implicitFlow: false
   --tracing    the OpenTelemetry SDK registered, every call traced
   --runs N     N interleaved runs per configuration, the median reported
+  --concurrency 1,64   only these numbers of calls in flight (default 1,64,256; memory 1,64)
+  --only agent-rpc     amqp, mqtt: only these systems (comma-separated), e.g. to profile one; no ratios
   --leak       heap growth over 1,000,000 memory calls`;
 
 /**
@@ -76,6 +78,8 @@ function parseBenchArgs() {
         seconds: { type: 'string', default: '3' },
         warmup: { type: 'string', default: '1' },
         runs: { type: 'string', default: '1' },
+        concurrency: { type: 'string' },
+        only: { type: 'string' },
         leak: { type: 'boolean', default: false },
         flow: { type: 'string', default: 'implicit' },
         tracing: { type: 'boolean', default: false },
@@ -129,16 +133,27 @@ type System = (concurrency: number) => Promise<BenchRun>;
 const brokers = { nats: natsForBench, kafka: kafkaForBench, amqp: amqpForBench, mqtt: mqttForBench, sqs: sqsForBench } as const;
 const broker = transport === 'memory' ? undefined : await brokers[transport]();
 const url = (): string => broker!.address[0]!;
+const only = values.only?.split(',');
+const chosen = (name: string): boolean => only === undefined || only.includes(name);
 const systemsOf: Record<typeof transport, () => System[]> = {
   memory: () => [(c) => benchRawMemory(c, warmupMs, measureMs), (c) => benchAgentRpcMemory(c, warmupMs, measureMs, 'internal', flow), (c) => benchAgentRpcMemory(c, warmupMs, measureMs, 'internal', flow, true), (c) => benchAgentRpcMemory(c, warmupMs, measureMs, 'hmac', flow)],
   nats: () => (['raw', 'moleculer', 'agent-rpc', 'agent-rpc-hmac'] as const).map((name) => (c: number) => benchNats(name, url(), c, warmupMs, measureMs, flow)),
   kafka: () => (['raw', 'agent-rpc'] as const).map((name) => (c: number) => benchKafka(name, broker!.address, c, warmupMs, measureMs)),
-  amqp: () => (['raw', 'agent-rpc', 'agent-rpc-hmac'] as const).map((name) => (c: number) => benchAmqp(name, url(), c, warmupMs, measureMs)),
-  mqtt: () => (['raw', 'agent-rpc'] as const).map((name) => (c: number) => benchMqtt(name, url(), c, warmupMs, measureMs)),
+  amqp: () => AMQP_SYSTEMS.filter(chosen).map((name) => (c: number) => benchAmqp(name, url(), c, warmupMs, measureMs)),
+  mqtt: () => MQTT_SYSTEMS.filter(chosen).map((name) => (c: number) => benchMqtt(name, url(), c, warmupMs, measureMs)),
   sqs: () => (['raw', 'agent-rpc'] as const).map((name) => (c: number) => benchSqs(name, url(), c, warmupMs, measureMs)),
 };
 const systems = systemsOf[transport]();
-const concurrencies = transport === 'memory' ? [1, 64] : [1, 64, 256];
+/**
+ * AMQP and MQTT have a second raw row with the guarantees an agent-rpc inbox gives (durable,
+ * persistent, confirmed; persistent MQTT sessions, PUBACK after the reply): ratios to it too.
+ */
+const sameGuarantees = only === undefined && (transport === 'amqp' || transport === 'mqtt') ? 1 : undefined;
+const concurrencies = values.concurrency === undefined ? (transport === 'memory' ? [1, 64] : [1, 64, 256]) : values.concurrency.split(',').map(Number);
+if (concurrencies.some((c) => !Number.isInteger(c) || c <= 0)) {
+  console.error('bench: --concurrency must be positive integers, comma-separated');
+  process.exit(2);
+}
 
 const rows: Array<Array<string | number>> = [];
 for (const concurrency of concurrencies) {
@@ -148,16 +163,20 @@ for (const concurrency of concurrencies) {
     for (const [index, system] of systems.entries()) results[index]!.push(await system(concurrency));
   }
   const medians = results.map(median);
-  const base = medians[0]!;
+  const ratio = (run: BenchRun, base: BenchRun | undefined): string => (base === undefined ? '' : `${(run.figures.callsPerSec / base.figures.callsPerSec).toFixed(2)}x`);
   for (const run of medians) {
     const f = run.figures;
-    rows.push([run.system, concurrency, f.callsPerSec, f.p50Ms, f.p99Ms, f.errors, `${(f.callsPerSec / base.figures.callsPerSec).toFixed(2)}x`]);
+    const row = [run.system, concurrency, f.callsPerSec, f.p50Ms, f.p99Ms, f.cpuUsPerCall, f.errors, ratio(run, only === undefined ? medians[0] : undefined)];
+    rows.push(sameGuarantees === undefined ? row : [...row, ratio(run, medians[sameGuarantees])]);
   }
 }
 await broker?.stop();
-console.log(formatTable(['system', 'C', 'calls/s', 'p50 ms', 'p99 ms', 'errors', 'vs raw'], rows));
-console.log('');
-console.log(formatTable(['envelope operation', 'ops/s'], benchEnvelope().map((r) => [r.name, r.opsPerSec])));
+console.log(formatTable(['system', 'C', 'calls/s', 'p50 ms', 'p99 ms', 'CPU µs/call', 'errors', 'vs raw', ...(sameGuarantees === undefined ? [] : ['vs raw, same guarantees'])], rows));
+// Not with --only: a profile of the chosen systems would take in the envelope loops too.
+if (only === undefined) {
+  console.log('');
+  console.log(formatTable(['envelope operation', 'ops/s'], benchEnvelope().map((r) => [r.name, r.opsPerSec])));
+}
 
 if (values.leak) {
   const figures = await leakCheck(1_000_000, 10_000);

@@ -4,12 +4,18 @@ export interface LoadFigures {
   p50Ms: number;
   p99Ms: number;
   errors: number;
+  /**
+   * CPU time of the whole process (every thread) per completed call while measuring: both
+   * sides of the call when they share the process. Steadier than calls/s on a shared
+   * machine, where other work takes the cores but not this process's CPU time.
+   */
+  cpuUsPerCall: number;
 }
 
-export function summarize(samplesNs: bigint[], elapsedNs: bigint, errors: number): LoadFigures {
+export function summarize(samplesNs: bigint[], elapsedNs: bigint, errors: number, cpuUs = Number.NaN): LoadFigures {
   const sorted = samplesNs.map(Number).sort((a, b) => a - b);
   const at = (q: number): number => (sorted.length === 0 ? Number.NaN : (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number) / 1e6);
-  return { callsPerSec: (sorted.length / Number(elapsedNs)) * 1e9, p50Ms: at(0.5), p99Ms: at(0.99), errors };
+  return { callsPerSec: (sorted.length / Number(elapsedNs)) * 1e9, p50Ms: at(0.5), p99Ms: at(0.99), errors, cpuUsPerCall: cpuUs / (sorted.length + errors) };
 }
 
 /**
@@ -39,9 +45,11 @@ export async function closedLoop(
   await Promise.all(Array.from({ length: concurrency }, worker));
   recording = true;
   const begin = process.hrtime.bigint();
+  const cpu = process.cpuUsage();
   stopAt = begin + BigInt(measureMs) * 1_000_000n;
   await Promise.all(Array.from({ length: concurrency }, worker));
-  return summarize(samples, process.hrtime.bigint() - begin, errors);
+  const used = process.cpuUsage(cpu);
+  return summarize(samples, process.hrtime.bigint() - begin, errors, used.user + used.system);
 }
 
 export function formatTable(header: string[], rows: Array<Array<string | number>>): string {

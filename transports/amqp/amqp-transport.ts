@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import type { Writable } from 'node:stream';
 import type { Connection, Publisher } from 'rabbitmq-client';
 import { positiveInteger } from '../../src/check-integer.js';
 import { RpcError } from '../../src/errors.js';
 import type { DeliveryHandler, OutboundMessage, RpcTransport, SubscribeOptions, Subscription, TransportTraits } from '../../src/transport.js';
 import { amqpEndpoint } from '../shared/broker-endpoint.js';
+import { coalesceWrites } from '../shared/coalesce-writes.js';
 import { closedError, TransportBase } from '../shared/transport-base.js';
 import { keepRawBodies } from './amqp-raw-bodies.js';
 import { consumeQueue } from './amqp-subscription.js';
@@ -34,6 +36,11 @@ class AmqpTransport extends TransportBase {
   private publisher: Publisher | undefined;
   /** Topics whose inbox queue exists (declared by this connection, or found). */
   private readonly declared = new Map<string, Promise<void>>();
+  /** Topics whose declaration has succeeded (a publish to them need not wait for it). */
+  private readonly inboxes = new Set<string>();
+  /** Message ids for publishes that bring none (replies): this transport's prefix and a counter. */
+  private readonly publishIds = `${randomUUID()}.`;
+  private published = 0;
 
   constructor(private readonly input: AmqpTransportOptions) {
     const options = resolveAmqpOptions(input);
@@ -58,6 +65,9 @@ class AmqpTransport extends TransportBase {
     let connections = 0;
     let lastError: unknown;
     rabbit.on('connection', () => {
+      // A new socket per connection; rabbitmq-client writes each frame by itself (see coalesceWrites).
+      const socket = (rabbit as unknown as { _socket?: Writable })._socket;
+      if (socket) coalesceWrites(socket);
       if (++connections > 1) metrics.transportReconnected?.('amqp');
       if (this.logger.isLevelEnabled('info')) this.logger.info({ connections }, 'amqp connection established');
     });
@@ -84,14 +94,16 @@ class AmqpTransport extends TransportBase {
     const publisher = this.publisher as Publisher;
     try {
       // An inbox keeps what is published before its first subscriber: its queue exists first.
-      if (!message.ephemeral) await this.ensureInbox(topic);
+      // Once it does, no await: a resolved promise still costs a turn of the microtask queue.
+      if (!message.ephemeral && !this.inboxes.has(topic)) await this.ensureInbox(topic);
       const body = Buffer.from(message.body.buffer, message.body.byteOffset, message.body.byteLength);
       await publisher.send(
         {
           exchange: this.topology.exchange,
           routingKey: topic,
-          messageId: message.messageId ?? randomUUID(),
-          ...(message.key === undefined ? {} : { correlationId: message.key }),
+          // A consumer tells a broker redelivery by it (DeliveryIds): unique, but it needs no randomness of its own per message.
+          messageId: message.messageId ?? this.publishIds + ++this.published,
+          correlationId: message.key,
           durable: !message.ephemeral,
         },
         body,
@@ -108,7 +120,10 @@ class AmqpTransport extends TransportBase {
     if (declared === undefined) {
       declared = declareInbox(this.rabbit as Connection, this.topology, topic);
       this.declared.set(topic, declared);
-      declared.catch(() => this.declared.delete(topic));
+      declared.then(
+        () => this.inboxes.add(topic),
+        () => this.declared.delete(topic),
+      );
     }
     return declared;
   }

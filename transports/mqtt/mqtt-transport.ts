@@ -1,11 +1,12 @@
-import type { IPublishPacket, MqttClient } from 'mqtt';
+import type { MqttClient } from 'mqtt';
 import { positiveInteger } from '../../src/check-integer.js';
 import { RpcError } from '../../src/errors.js';
 import type { DeliveryHandler, OutboundMessage, RpcTransport, SubscribeOptions, Subscription, TransportTraits } from '../../src/transport.js';
-import { DeliveryQueue, type QueuedMessage } from '../shared/delivery-queue.js';
+import { DeliveryQueue } from '../shared/delivery-queue.js';
 import { mqttEndpoint } from '../shared/broker-endpoint.js';
 import { closedError, TransportBase } from '../shared/transport-base.js';
 import { firstConnection } from './mqtt-connect.js';
+import { MqttInbound } from './mqtt-inbound.js';
 import { loadMqtt, mqttTopicOf, resolveMqttOptions, shareNameOf, type MqttTransportOptions, type ResolvedMqttOptions } from './mqtt-options.js';
 
 /**
@@ -14,18 +15,11 @@ import { loadMqtt, mqttTopicOf, resolveMqttOptions, shareNameOf, type MqttTransp
  */
 const TRAITS: TransportTraits = { redelivery: true, orderedByKey: false, retainsUnconsumed: false, remoteSubscribe: true };
 
-/** How long a message a resumed session redelivers waits for this run to subscribe to its topic. */
-const PARK_MS = 60_000;
+/** Topic names whose MQTT topic is kept (see mqttTopicFor). */
+const MQTT_TOPICS_KEPT = 1024;
 
 /** Returned to MQTT.js from handleMessage: "do not send the PUBACK", the delivery's ack sends it. */
 const ACK_LATER = new Error('acked after dispatch');
-
-interface Route {
-  readonly topic: string;
-  /** The MQTT topic filter subscribed (`$share/<group>/<topic>` for a group). */
-  readonly filter: string;
-  readonly queue: DeliveryQueue;
-}
 
 /**
  * MQTT 5 transport (MQTT.js). One connection per transport, with a persistent session
@@ -38,32 +32,21 @@ class MqttTransport extends TransportBase {
   readonly traits = TRAITS;
   private readonly options: ResolvedMqttOptions;
   private client: MqttClient | undefined;
-  /** Subscription identifier (MQTT 5) → where its messages go; a copy per matching subscription. */
-  private readonly routes = new Map<number, Route>();
+  /** Routes, delivery ids and PUBACKs of what the broker sends. */
+  private readonly inbound: MqttInbound;
   /**
    * Subscription identifiers start at a random point: a restarted process then never takes
    * an identifier its previous run gave the session, whose messages may still arrive.
    */
   private nextSubscriptionId = 1 + Math.floor(Math.random() * 0x8000000);
-  /** Identifiers of subscriptions closed here: their late messages are acked and dropped. */
-  private readonly closedIds = new Set<number>();
-  /** Messages for subscriptions of a previous run of this session, held unacked until this run subscribes to their topic. */
-  private parked: Array<{ packet: IPublishPacket; generation: number }> = [];
-  /** Counts connections: a PUBACK is only sent on the connection that received the message. */
-  private generation = 0;
-  private deliverySeq = 0;
-  /**
-   * Packet identifier → delivery id of the messages handed out and not PUBACKed yet. The
-   * broker sends such a message again after a reconnect with the same identifier and DUP
-   * set, which no publisher can set on the way to a subscriber: it keeps its delivery id,
-   * so replay protection takes it as a redelivery of the same broker message.
-   */
-  private readonly unacked = new Map<number, string>();
+  /** Topic name → MQTT topic, for the topics published to (checked and built once each). */
+  private readonly mqttTopics = new Map<string, string>();
 
   constructor(private readonly input: MqttTransportOptions) {
     const options = resolveMqttOptions(input);
     super(input.logger);
     this.options = options;
+    this.inbound = new MqttInbound({ clientId: options.clientId, metrics: options.metrics, logger: this.logger, client: () => this.client, closed: () => this.closed });
   }
 
   protected async open(): Promise<void> {
@@ -79,20 +62,24 @@ class MqttTransport extends TransportBase {
       resubscribe: false,
       connectTimeout: Math.min(options.connectTimeoutMs, 10_000),
       properties: { sessionExpiryInterval: options.sessionExpiryS, receiveMaximum: options.receiveMaximum },
+      // MQTT.js logs through `debug` a dozen times per message, and a disabled `debug` still
+      // gathers its arguments (~6 KB of garbage per call): silent unless DEBUG asks for it.
+      ...(mqttJsDebugWanted() ? {} : { log: silent }),
       ...(options.username === undefined ? {} : { username: options.username }),
       ...(options.password === undefined ? {} : { password: options.password }),
     });
     client.handleMessage = (packet, callback) => {
-      this.route(packet);
+      this.inbound.route(packet);
       callback(packet.qos === 1 ? ACK_LATER : undefined);
     };
     client.on('connect', () => {
       // MQTT.js keeps the server it is connected to in its options.
       this.connectedTo(mqttEndpoint(client.options.host, client.options.port, options.url));
       // Small packets (PUBACKs, replies) must not wait for the peer's delayed ACK (Nagle).
+      // (What one callback writes leaves in one system call: mqtt-packet corks the stream.)
       (client.stream as { setNoDelay?: (noDelay: boolean) => void }).setNoDelay?.(true);
-      this.generation++;
-      if (this.generation > 1) {
+      this.inbound.generation++;
+      if (this.inbound.generation > 1) {
         this.renewSubscriptions(client);
         options.metrics.transportReconnected?.('mqtt');
         if (this.logger.isLevelEnabled('info')) this.logger.info({ url: options.url }, 'mqtt reconnected');
@@ -116,94 +103,17 @@ class MqttTransport extends TransportBase {
    * never doubles it.
    */
   private renewSubscriptions(client: MqttClient): void {
-    for (const [id, { filter, topic }] of this.routes) {
+    for (const [id, { filter, topic }] of this.inbound.routes) {
       client.subscribe(filter, { qos: 1, properties: { subscriptionIdentifier: id } }, (error) => {
         if (error) this.logger.error({ err: error, topic }, 'mqtt: could not subscribe again after a reconnect');
       });
     }
   }
 
-  /** Hands a message to every subscription it was delivered for (its subscription identifiers). */
-  private route(packet: IPublishPacket): void {
-    const raw = packet.properties?.subscriptionIdentifier;
-    const ids = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];
-    const routes = ids.map((id) => this.routes.get(id)).filter((r) => r !== undefined);
-    if (routes.length > 0 || ids.some((id) => this.closedIds.has(id))) return this.deliver(packet, routes, this.generation, 'unsubscribed');
-    // A resumed session sends what the previous run left unacked before this run subscribes.
-    const held = { packet, generation: this.generation };
-    this.parked.push(held);
-    setTimeout(() => this.unclaimed(held), PARK_MS).unref();
-  }
-
-  /**
-   * A held message whose topic this run never subscribed to (the reply topic of a run that
-   * crashed): acked without delivery, and the session's old subscription to it ended.
-   */
-  private unclaimed(held: { packet: IPublishPacket; generation: number }): void {
-    if (!this.parked.includes(held)) return;
-    this.parked = this.parked.filter((other) => other !== held);
-    this.deliver(held.packet, [], held.generation, 'unclaimed');
-    if (!this.closed) this.client?.unsubscribe(held.packet.topic);
-  }
-
-  /** `reason`: why nobody gets it, when `routes` is empty. */
-  private deliver(packet: IPublishPacket, routes: readonly Route[], generation: number, reason: 'unsubscribed' | 'unclaimed'): void {
-    const client = this.client as MqttClient;
-    const messageId = packet.messageId;
-    const deliveryId = this.deliveryIdOf(packet);
-    let pending = routes.length;
-    // One PUBACK per message, once every subscription that got a copy has settled it.
-    const settleOne = (): void => {
-      if (--pending > 0 || packet.qos !== 1 || messageId === undefined) return;
-      // After a reconnect the broker sends the message again itself: acking the old id could ack another message.
-      if (generation === this.generation && client.connected) {
-        if (this.unacked.get(messageId) === deliveryId) this.unacked.delete(messageId);
-        (client as unknown as { _sendPacket(p: object): void })._sendPacket({ cmd: 'puback', messageId, reasonCode: 0 });
-      }
-    };
-    if (routes.length === 0) {
-      this.options.metrics.transportDropped?.('mqtt', reason);
-      this.logger.warn({ mqttTopic: packet.topic, reason }, 'mqtt message no subscription here wants: acked without delivery');
-      pending = 1;
-      return settleOne();
-    }
-    for (const { topic, queue } of routes) {
-      const message: QueuedMessage = {
-        topic,
-        body: packet.payload as Uint8Array,
-        key: undefined,
-        deliveryId,
-        attempt: 1,
-        settleRemote: {
-          ack: settleOne,
-          // No nack in MQTT: deliver again from here, the attempt counted.
-          nak: (delayMs) => {
-            message.attempt++;
-            if (delayMs > 0) setTimeout(() => queue.push(message), delayMs).unref();
-            else queue.push(message);
-          },
-        },
-      };
-      queue.push(message);
-    }
-  }
-
-  /** The client id and a counter; a QoS 1 message the broker sends again (DUP) keeps the id it had here. */
-  private deliveryIdOf(packet: IPublishPacket): string {
-    const { messageId } = packet;
-    if (packet.qos !== 1 || messageId === undefined) return `${this.options.clientId}#${++this.deliverySeq}`;
-    const given = packet.dup ? this.unacked.get(messageId) : undefined;
-    if (given !== undefined) return given;
-    const id = `${this.options.clientId}#${++this.deliverySeq}`;
-    // Keyed by a 16-bit identifier: at most 65,535 entries, even for messages never sent again.
-    this.unacked.set(messageId, id);
-    return id;
-  }
-
   async publish(topic: string, message: OutboundMessage): Promise<void> {
     const client = this.client;
     if (this.closed || client === undefined) throw closedError(this.kind);
-    const mqttTopic = mqttTopicOf(this.options.topicPrefix, topic);
+    const mqttTopic = this.mqttTopicFor(topic);
     // Message expiry from the deadline: the broker drops what nobody waits for any more.
     const expiry = message.expiresAt === undefined ? undefined : Math.max(1, Math.ceil((message.expiresAt - Date.now()) / 1000));
     try {
@@ -218,6 +128,18 @@ class MqttTransport extends TransportBase {
     }
   }
 
+  /** The MQTT topic of a topic name, checked and built on its first publish (a wildcard is refused every time). */
+  private mqttTopicFor(topic: string): string {
+    let mqttTopic = this.mqttTopics.get(topic);
+    if (mqttTopic === undefined) {
+      mqttTopic = mqttTopicOf(this.options.topicPrefix, topic);
+      // Bounded: topics with ids in them (tenants, instances) must not grow it without end.
+      if (this.mqttTopics.size >= MQTT_TOPICS_KEPT) this.mqttTopics.clear();
+      this.mqttTopics.set(topic, mqttTopic);
+    }
+    return mqttTopic;
+  }
+
   async subscribe(topic: string, handler: DeliveryHandler, options: SubscribeOptions = {}): Promise<Subscription> {
     await this.connect();
     const client = this.client as MqttClient;
@@ -227,16 +149,14 @@ class MqttTransport extends TransportBase {
     const id = this.nextSubscriptionId++;
     const queue = new DeliveryQueue({ handler, maxInflight, schedule: queueMicrotask });
     const route = { topic, filter, queue };
-    this.routes.set(id, route);
+    this.inbound.routes.set(id, route);
     try {
       // Resolves on SUBACK: from then on the broker routes the topic's messages to us.
       const granted = await client.subscribeAsync(filter, { qos: 1, properties: { subscriptionIdentifier: id } });
       if (granted.some((grant) => grant.qos !== 1)) throw new Error(`subscription refused (reason ${granted.map((g) => g.qos).join(', ')})`);
-      const mine = this.parked.filter((held) => held.packet.topic === mqttTopic);
-      this.parked = this.parked.filter((held) => held.packet.topic !== mqttTopic);
-      for (const held of mine) this.deliver(held.packet, [route], held.generation, 'unsubscribed');
+      this.inbound.claimParked(mqttTopic, route);
     } catch (cause) {
-      this.routes.delete(id);
+      this.inbound.routes.delete(id);
       throw new RpcError('EAGENTRPC_BROKER_SETUP_FAILED', `mqtt subscribe to ${filter} failed: ${(cause as Error).message}`, { cause });
     }
     return this.track(topic, async () => {
@@ -244,8 +164,8 @@ class MqttTransport extends TransportBase {
       // for this agent while it is away. Closing one subscription, or an ephemeral one, ends it.
       const keep = this.closed && !options.ephemeral;
       if (!keep && client.connected) await client.unsubscribeAsync(filter).catch((error: unknown) => this.logger.warn({ err: error, topic }, 'mqtt unsubscribe failed'));
-      this.routes.delete(id);
-      this.closedIds.add(id);
+      this.inbound.routes.delete(id);
+      this.inbound.closedIds.add(id);
       const left = queue.close();
       if (keep) return; // unacked: the broker sends them again when this session is back
       // Not handed out yet. MQTT cannot hand a message back to a group: publish it again for
@@ -264,6 +184,14 @@ class MqttTransport extends TransportBase {
     // A normal DISCONNECT keeps the session for sessionExpiryS.
     await client.endAsync(false).catch(() => client.end(true));
   }
+}
+
+const silent = (): void => undefined;
+
+/** DEBUG names MQTT.js's namespaces (`mqttjs*`, or everything): its own debug logging stays. */
+function mqttJsDebugWanted(): boolean {
+  const wanted = process.env['DEBUG'] ?? '';
+  return wanted.includes('mqttjs') || wanted.split(/[\s,]+/).includes('*');
 }
 
 export function mqttTransport(options: MqttTransportOptions): RpcTransport {
