@@ -122,7 +122,7 @@ async function agentRpcAmqp(url: string, auth: BenchAuth): Promise<Runner> {
   const prefix = `bench${process.pid}.`;
   // As the daemon does: one registry for the process, each node's series under its id.
   const metrics = new PrometheusMetrics({ processMetrics: false });
-  const node = (id: string) => new AgentNode({ id, transports: [amqpTransport({ url, prefix, metrics: metrics.forAgent(id) })], peers, metrics: metrics.forAgent(id), ...options });
+  const node = (id: string) => new AgentNode({ id, transports: [amqpTransport({ url, prefix, metrics: metrics.forAgent(id) })], peers, ...options, metrics: metrics.forAgent(id) });
   const echo = node('echo');
   const caller = node('caller');
   echo.handle('echo', (input) => input);
