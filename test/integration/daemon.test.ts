@@ -50,7 +50,9 @@ describe('agent-rpc serve and the operator commands, on real NATS', () => {
   });
 
   it('daemon - a call to an unknown capability exits 1 with the typed error', async () => {
-    const run = await runCliProcess(['call', 'agent://echo-agent', 'nope', '--config', configDir, '--timeout', '10000'], env);
+    // A deadline far off: the dlq test below requeues this message, and a request requeued
+    // after its deadline is refused as deadline-expired instead of running again.
+    const run = await runCliProcess(['call', 'agent://echo-agent', 'nope', '--config', configDir, '--timeout', '600000'], env);
     expect(run.code).toBe(1);
     expect(JSON.parse(run.stdout)).toMatchObject({ status: 'error', error: { code: 'EAGENTRPC_UNKNOWN_CAPABILITY', message: expect.any(String), retriable: false } });
   });

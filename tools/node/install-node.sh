@@ -15,7 +15,7 @@
 # and runs at once. Rebuilding it in place for another Node (and back afterwards) would break
 # any run of the other Node meanwhile, and an interrupted run would leave it built for the
 # wrong ABI. Here node_modules is never written: the builds for this Node's ABI live in the
-# cache, keyed by ABI and package version, and tools/node/native-addons.js (preloaded by
+# cache, keyed by ABI and package version, and tools/node/native-addons.cjs (preloaded by
 # tools/node/with-node.sh) makes that Node load them instead of the ones in node_modules.
 set -euo pipefail
 

@@ -4,7 +4,8 @@
 #   e.g. tools/node/with-node.sh 24 npm test
 # That Node comes first on PATH, so `node`, `npm` (npm's script runs `#!/usr/bin/env node`)
 # and every child process a test starts, whether by `node` on PATH or process.execPath,
-# run on it. NODE_OPTIONS preloads tools/node/native-addons.js in each of those processes
+# run on it. NODE_OPTIONS preloads tools/node/native-addons.cjs in each of those processes
+# and their worker threads
 # so that they load native addons (better-sqlite3) built for that Node, not node_modules' own.
 set -euo pipefail
 
@@ -21,5 +22,5 @@ bin="$(dirname "$node")"
 
 export PATH="$bin:$PATH"
 export AGENT_RPC_NATIVE_ADDONS_DIR="$(dirname "$(dirname "$bin")")/addons"
-export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--import=\"$here/native-addons.js\""
+export NODE_OPTIONS="${NODE_OPTIONS:+$NODE_OPTIONS }--require=\"$here/native-addons.cjs\""
 exec "$@"

@@ -1,4 +1,4 @@
-// Preloaded (node --import) by tools/node/with-node.sh: makes a Node other than the one
+// Preloaded (node --require) by tools/node/with-node.sh: makes a Node other than the one
 // node_modules was built for load native addons built for its own ABI by
 // tools/node/install-node.sh, instead of the ones in node_modules, which it cannot load.
 //
@@ -8,8 +8,11 @@
 // (<version> read from the package's package.json, `/` in scoped names spelled `+`); when
 // that file exists it is loaded instead, otherwise the original is. Without the variable, or
 // without builds for the running ABI, nothing changes.
-import { existsSync, readFileSync } from 'node:fs';
-import { join, sep } from 'node:path';
+// CommonJS and --require, not --import: Node runs --require preloads in worker threads as
+// well (the SQLite checkpointer loads better-sqlite3 in one), --import preloads only in the
+// main thread.
+const { existsSync, readFileSync } = require('node:fs');
+const { join, sep } = require('node:path');
 
 const root = process.env.AGENT_RPC_NATIVE_ADDONS_DIR;
 const abiDir = root ? join(root, `node-v${process.versions.modules}-${process.platform}-${process.arch}`) : undefined;
