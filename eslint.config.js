@@ -20,6 +20,12 @@ export default tseslint.config(
     languageOptions: { globals: { console: 'readonly', process: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' } },
   },
   {
+    // CommonJS preloads (node --require) of the tools.
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', process: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['test/**'],
     // Tests read arbitrary fields of answers they did not type.
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
