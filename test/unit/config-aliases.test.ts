@@ -89,6 +89,39 @@ describe('config - aliases', () => {
     expect(() => parseYaml('f.yaml', 'wait_ms: 1\nwait_sec: 2\n', schema)).toThrow(/f\.yaml:2: wait_sec: is an alias of waitMs, which is also given: keep one/);
   });
 
+  it('config - a model agent written as RFC 014 writes it (snake_case agent block) loads as the camelCase fields', () => {
+    const text = `version: 1
+agent: { id: a }
+handlers:
+  module: ./handler.js
+  triage:
+    type: agent
+    agent:
+      max_iterations: 12
+      safe_mode: false
+      tools:
+        bash_policy: { default_behavior: deny, deny_behavior: block, rules: [] }
+    messages: [{ role: user, content: hi }]
+  nightly: { type: workflow, file: nightly.yaml }
+`;
+    const loaded = parseYaml('agent.yaml', text, agentFileSchema);
+    expect(loaded.value.handlers['triage']).toMatchObject({ agent: { maxIterations: 12, safeMode: false, tools: { bashPolicy: { defaultBehavior: 'deny', denyBehavior: 'block', rules: [] } } } });
+    expect(loaded.lineOf(['handlers', 'triage', 'agent', 'maxIterations'])).toBe(8);
+    expect(() => parseYaml('agent.yaml', text.replace('      safe_mode: false', '      safe_mode: false\n      safeMode: true'), agentFileSchema)).toThrow(/agent\.yaml:9: handlers\.triage\.agent\.safe_mode: is an alias of safeMode/);
+  });
+
+  it('config - agent.yaml durations written in seconds become the millisecond fields', () => {
+    const text = `version: 1
+agent: { id: a }
+tools: { bash: { timeoutSec: 30 } }
+rpc: { auth: { required: oidc, issuer: "https://idp.example", audience: a, clockSkewSeconds: 5 } }
+`;
+    const { value } = parseYaml('agent.yaml', text, agentFileSchema);
+    expect(value.tools?.bash?.timeoutMs).toBe(30_000);
+    expect(value.rpc?.auth).toMatchObject({ required: 'oidc', clockSkewMs: 5_000 });
+    expect(() => parseYaml('agent.yaml', text.replace('timeoutSec: 30', 'timeoutSec: 30, timeoutMs: 30000'), agentFileSchema)).toThrow(/tools\.bash\.timeoutSec: is an alias of timeoutMs/);
+  });
+
   it('config - in a plain union, aliases apply in the object option whose constant fields the mapping has', () => {
     const schema = z.strictObject({
       handlers: z.record(z.string(), z.union([z.string(), z.strictObject({ type: z.literal('a'), maxCount: alias(z.int(), 'max_count') }), z.strictObject({ type: z.literal('b'), keyRef: alias(z.string(), 'key_ref') })])),
