@@ -13,6 +13,7 @@ import { formatReplyTo } from '../transport.js';
 import type { WorkflowRunRecord } from '../workflow/run-record.js';
 import type { WorkflowEvent } from '../workflow/run-workflow.js';
 import { PARAM_NAME_RE } from '../workflow/substitute.js';
+import { MAX_STEP_TIMEOUT_MS } from '../workflow/workflow-schema.js';
 import { parseCommandArgs } from './args.js';
 import { configDir } from './cli-node.js';
 import { EXIT, UsageError, type CliCommand, type CommandIo } from './command.js';
@@ -21,8 +22,8 @@ import { RunProgress } from './run-progress.js';
 
 /** Who the run's request comes from: the operator at this command, not a peer. */
 const RUN_CALLER = 'agent://agent-rpc-run';
-/** The longest a step may take (timeout_sec's maximum): the run's request must not expire before its steps. */
-const RUN_DEADLINE_MS = 604_800_000;
+/** The longest a step may take: the run's request must not expire before its steps. */
+const RUN_DEADLINE_MS = MAX_STEP_TIMEOUT_MS;
 
 export const runCommand: CliCommand = {
   path: ['run'],
