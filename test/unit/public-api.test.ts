@@ -1,9 +1,12 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
+// Where the packages are: the checkout's own node_modules, or a link to another checkout's.
+const packagesRoot = `${dirname(realpathSync(`${root}node_modules`))}/`;
 
 /** Every entry point of package.json `exports` (a `*` pattern expanded over the folders it matches), as the source file its types come from. */
 function entryPoints(): Array<{ subpath: string; source: string }> {
@@ -39,11 +42,13 @@ function membersOf(checker: ts.TypeChecker, type: ts.Type, at: ts.Node): string[
     const modifiers = declaration ? ts.getCombinedModifierFlags(declaration) : ts.ModifierFlags.None;
     if (modifiers & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected) || member.getName().startsWith('#')) continue;
     const memberType = checker.getTypeOfSymbolAtLocation(member, at);
+    // A symbol-keyed member ([inspect.custom]) is named `__@custom@<id>`; the id shifts whenever the program grows.
+    const name = member.getName().replace(/^(__@.+)@\d+$/, '$1');
     const optional = member.flags & ts.SymbolFlags.Optional ? '?' : '';
     const readonly = modifiers & ts.ModifierFlags.Readonly ? 'readonly ' : '';
     const signatures = member.flags & ts.SymbolFlags.Method ? memberType.getCallSignatures() : [];
-    if (signatures.length > 0) for (const signature of signatures) lines.push(`  ${member.getName()}${optional}${checker.signatureToString(signature, undefined, FORMAT)}`);
-    else lines.push(`  ${readonly}${member.getName()}${optional}: ${checker.typeToString(memberType, undefined, FORMAT)}`);
+    if (signatures.length > 0) for (const signature of signatures) lines.push(`  ${name}${optional}${checker.signatureToString(signature, undefined, FORMAT)}`);
+    else lines.push(`  ${readonly}${name}${optional}: ${checker.typeToString(memberType, undefined, FORMAT)}`);
   }
   return lines.sort();
 }
@@ -76,8 +81,8 @@ function exportsOf(program: ts.Program, file: string): string[] {
     .sort((a, b) => a.getName().localeCompare(b.getName()))
     .flatMap((symbol) => {
       const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
-      // A type from a package may print as `import("<path>")`: the path of this checkout is left out.
-      return [`${symbol.getName()} (${kindOf(target.flags)})`, ...signatureOf(checker, target, source).map((line) => line.replaceAll(root, ''))];
+      // A type from a package may print as `import("<path>")`: the path of this checkout (or of the packages') is left out.
+      return [`${symbol.getName()} (${kindOf(target.flags)})`, ...signatureOf(checker, target, source).map((line) => line.replaceAll(root, '').replaceAll(packagesRoot, ''))];
     });
 }
 
