@@ -2,6 +2,7 @@ import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { systemClock, type Clock } from '../clock.js';
 import { RpcError } from '../errors.js';
+import { writeFileAtomically } from '../files/index.js';
 import type { Logger } from '../observability/logger.js';
 import type { AuditEntry, AuditLog } from './audit-log.js';
 import { GENESIS_HASH, hashRecord, headPathOf, parseRecord, sha256Hex, type AuditHead } from './audit-record.js';
@@ -27,7 +28,7 @@ interface Waiter {
  * order is append order) and queued. A single writer drains the queue in batches — group
  * commit: everything queued while one batch is on its way to disk becomes the next batch,
  * written with one write and (fsync 'batch') one fdatasync. The head file, replaced
- * atomically (write, sync, rename: three more system calls and a second sync), moves on at
+ * atomically (writeFileAtomically: write, sync, rename, directory sync), moves on at
  * once when a `flush()` caller waits and otherwise at most once every `headEveryMs`: under
  * a steady stream of appends it was as costly as the batches themselves, and a head that
  * lags is what a crash can leave anyway (verify accepts it; it never runs ahead of synced
@@ -288,21 +289,11 @@ export class FileAuditLog implements AuditLog {
   }
 
   /**
-   * Write-temp, sync, rename: the head file is always a whole, earlier-or-current head.
-   * The directory is not synced: a rename lost in a crash leaves the previous head, which
-   * only lags behind the log — verify accepts that; it never runs ahead of synced data.
+   * Replaced atomically: the head file is always a whole, earlier-or-current head. Under
+   * 'batch' it is synced after the records it names, so it never runs ahead of synced data.
    */
   private async writeHead(head: AuditHead): Promise<void> {
-    const target = headPathOf(this.path);
-    const temp = `${target}.tmp`;
-    const handle = await open(temp, 'w');
-    try {
-      await handle.writeFile(JSON.stringify(head));
-      if (this.fsync === 'batch') await handle.datasync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, target);
+    await writeFileAtomically(headPathOf(this.path), JSON.stringify(head), { durable: this.fsync === 'batch' });
   }
 
   private release(durableSeq: number): void {

@@ -1,4 +1,5 @@
-import { open, readFile, rename } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { writeFileAtomically } from '../files/index.js';
 import { silentLogger, type Logger } from '../observability/logger.js';
 import { SecretValue } from '../secrets/secret-value.js';
 import type { CredentialCipher } from './credential-cipher.js';
@@ -29,7 +30,7 @@ interface StoreFile {
  * Remote nodes managed over the admin API, in one JSON file (`<dataDir>/remote-nodes.json`).
  * Credentials are sealed with AES-256-GCM before they reach the file and opened only in
  * memory, when a node is read for a call. Changes are serialized and each rewrite is
- * atomic (temp file, fsync, rename), so concurrent API calls never lose one another's
+ * atomic and durable (writeFileAtomically), so concurrent API calls never lose one another's
  * change and a crash never leaves half a file.
  *
  * An entry that cannot be read — not a node record, or a credential that does not open
@@ -144,14 +145,6 @@ export class RemoteNodeStore {
 
   private async persist(): Promise<void> {
     const body: StoreFile = { version: 1, nodes: [...this.nodes.values(), ...[...this.broken.values()].map((entry) => entry.record)] };
-    const temp = `${this.file}.tmp`;
-    const handle = await open(temp, 'w', 0o600);
-    try {
-      await handle.writeFile(JSON.stringify(body, null, 2), 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, this.file);
+    await writeFileAtomically(this.file, JSON.stringify(body, null, 2), { mode: 0o600 });
   }
 }

@@ -1,5 +1,6 @@
-import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { writeFileAtomically } from '../files/index.js';
 
 /** A record's file name without `.json`; temporary files (`.json.tmp`) never match. */
 const FILE_RE = /^([A-Za-z0-9_-]{1,128})\.json$/;
@@ -8,8 +9,8 @@ const PARALLEL_READS = 16;
 /**
  * Records on disk, one JSON file per record in one directory (sessions under
  * `<dataDir>/sessions/`, A2A tasks under `<dataDir>/a2a-tasks/<agent>/`), each replaced
- * atomically (temp file, fsync, rename) so a crash leaves the old or the new state, never
- * half of one. Writes of one record are chained, so the last state wins.
+ * atomically and durably (writeFileAtomically) so a crash leaves the old or the new state,
+ * never half of one. Writes of one record are chained, so the last state wins.
  */
 export class JsonFileStore<T> {
   private readonly chains = new Map<string, Promise<void>>();
@@ -46,7 +47,7 @@ export class JsonFileStore<T> {
   save(record: T): Promise<void> {
     const name = this.checkedName(this.nameOf(record));
     const text = JSON.stringify(record);
-    return this.chain(name, () => this.writeAtomically(name, text));
+    return this.chain(name, () => writeFileAtomically(this.fileOf(name), text));
   }
 
   /** Removes the file named `name` (see nameOf); a missing file is no error. */
@@ -74,19 +75,6 @@ export class JsonFileStore<T> {
       if (this.chains.get(name) === settled) this.chains.delete(name);
     });
     return next;
-  }
-
-  private async writeAtomically(name: string, text: string): Promise<void> {
-    const target = this.fileOf(name);
-    const temp = `${target}.tmp`;
-    const handle = await open(temp, 'w');
-    try {
-      await handle.writeFile(text, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, target);
   }
 
   private fileOf(name: string): string {

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isUuid } from '../envelope/ids.js';
+import { writeFileAtomically } from '../files/index.js';
 import type { Usage } from '../rpc/flow-usage.js';
 import { WORKFLOW_NAME_RE } from './workflow-schema.js';
 
@@ -63,19 +63,13 @@ export function runRecordPath(dataDir: string, workflow: string, runId: string):
 }
 
 /**
- * Writes a run record where runRecordPath says, atomically: to a temporary file first, then
- * renamed, so a reader (or a crash) never sees half a record. Returns the file's path.
+ * Writes a run record where runRecordPath says, atomically and durably (writeFileAtomically):
+ * a reader or a crash never sees half a record, and a run reported finished keeps its
+ * record through a power loss. Returns the file's path.
  */
 export async function writeRunRecord(dataDir: string, record: WorkflowRunRecord): Promise<string> {
   const target = runRecordPath(dataDir, record.workflow, record.runId);
   await mkdir(join(dataDir, 'runs', record.workflow), { recursive: true });
-  const temp = `${target}.${randomUUID()}.tmp`;
-  try {
-    await writeFile(temp, `${JSON.stringify(record, null, 2)}\n`, 'utf8');
-    await rename(temp, target);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
+  await writeFileAtomically(target, `${JSON.stringify(record, null, 2)}\n`);
   return target;
 }

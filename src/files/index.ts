@@ -1,0 +1,1 @@
+export { writeFileAtomically, type AtomicWriteOptions } from './atomic-file.js';
