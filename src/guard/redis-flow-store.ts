@@ -1,6 +1,6 @@
 import type { FlowCall, FlowRecordResult, FlowStore } from './flow-store.js';
 import type { GuardLimits } from './guard-rules.js';
-import { closeRedis, connectRedis, type RedisClient } from './redis-client.js';
+import { closeRedis, connectRedis, type RedisClient } from '../redis/index.js';
 
 /**
  * One script, so concurrent processes never lose a count: it computes the flow's counts

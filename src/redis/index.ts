@@ -1,0 +1,1 @@
+export { closeRedis, connectRedis, type RedisClient } from './redis-connection.js';
