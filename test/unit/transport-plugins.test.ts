@@ -149,3 +149,12 @@ describe('transport plug-ins - memory', () => {
     await Promise.all([a.close(), b.close()]);
   });
 });
+
+describe('transport plug-ins - tls', () => {
+  it('tls - NATS adds handshakeFirst to the shared TLS settings and keeps their rules; Kafka has no such field', async () => {
+    const { nats } = transportsOf('transports:\n  nats: { servers: tls://n:4222, connection: { tls: { caRef: "file:ca.pem", handshakeFirst: true } } }') as { nats: NatsTransportConfig };
+    expect((await natsOptionsFromConfig(nats, context)).connection).toEqual({ tls: { ca: 'CA PEM', handshakeFirst: true } });
+    expect(errorOf('transports:\n  nats: { servers: tls://n:4222, connection: { tls: { keyRef: "file:client.key" } } }')).toMatch(/transports\.nats\.connection\.tls\.keyRef: certRef and keyRef go together/);
+    expect(errorOf('transports:\n  kafka: { brokers: [k:9093], client: { ssl: { handshakeFirst: true } } }')).toMatch(/transports\.kafka\.client\.ssl/);
+  });
+});

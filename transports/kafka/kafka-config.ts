@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { secretRefSchema } from '../../src/config/secret-ref-field.js';
 import type { SecretValue } from '../../src/secrets/secret-value.js';
 import type { KafkaClientOptions } from './kafka-options.js';
+import { tlsOptionsFromConfig, tlsSchema } from '../shared/tls-schema.js';
 import { splitEndpoints, topicRouteFields } from '../shared/topic-route.js';
 
 const count = z.int().min(1);
@@ -10,20 +11,6 @@ const brokersSchema = z
   .array(z.string().refine((entry) => splitEndpoints([entry]).length > 0 && splitEndpoints([entry]).every((broker) => broker.includes(':')), 'must be host:port (or a comma-separated list of them)'))
   .min(1)
   .transform(splitEndpoints);
-
-/** TLS to the brokers: `true` for the system's CAs, or PEM references (client certificate and key for mutual TLS). */
-const sslSchema = z.union([
-  z.literal(true),
-  z
-    .strictObject({
-      caRef: secretRefSchema.optional(),
-      certRef: secretRefSchema.optional(),
-      keyRef: secretRefSchema.optional(),
-      servername: z.string().min(1).optional(),
-      rejectUnauthorized: z.boolean().optional(),
-    })
-    .refine((ssl) => (ssl.certRef === undefined) === (ssl.keyRef === undefined), { message: 'certRef and keyRef go together', path: ['keyRef'] }),
-]);
 
 /** SASL authentication: the password is a secret reference. */
 const saslSchema = z.strictObject({
@@ -34,7 +21,8 @@ const saslSchema = z.strictObject({
 
 /** What the kafkajs client is given besides brokers and client id. */
 export const kafkaClientSchema = z.strictObject({
-  ssl: sslSchema.optional(),
+  /** TLS to the brokers (kafkajs calls it `ssl`). */
+  ssl: tlsSchema.optional(),
   sasl: saslSchema.optional(),
 });
 
@@ -66,13 +54,11 @@ export type KafkaRouteConfig = z.infer<typeof kafkaRouteSchema>;
 /** The kafkajs client settings a config's `client` stands for, secrets resolved. */
 export async function kafkaClientFromConfig(config: KafkaClientConfig | undefined, resolveSecret: (ref: string) => Promise<SecretValue>): Promise<KafkaClientOptions> {
   if (config === undefined) return {};
-  const text = async (ref: string | undefined): Promise<string | undefined> => (ref === undefined ? undefined : (await resolveSecret(ref)).reveal());
   const client: { -readonly [K in keyof KafkaConfig]?: KafkaConfig[K] } = {};
   if (config.ssl === true) client.ssl = true;
   else if (config.ssl !== undefined) {
-    const { caRef, certRef, keyRef, ...plain } = config.ssl;
-    const [ca, cert, key] = await Promise.all([text(caRef), text(certRef), text(keyRef)]);
-    client.ssl = { ...plain, ...(ca === undefined ? {} : { ca: [ca] }), ...(cert === undefined ? {} : { cert }), ...(key === undefined ? {} : { key }) };
+    const { ca, ...tls } = await tlsOptionsFromConfig(config.ssl, resolveSecret);
+    client.ssl = { ...tls, ...(ca === undefined ? {} : { ca: [ca] }) };
   }
   if (config.sasl !== undefined) {
     const { mechanism, username, passwordRef } = config.sasl;

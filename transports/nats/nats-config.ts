@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { secretRefSchema } from '../../src/config/secret-ref-field.js';
 import type { SecretValue } from '../../src/secrets/secret-value.js';
 import type { NatsModule, NatsTransportOptions } from './nats-options.js';
+import { tlsOptionsFromConfig, tlsOptionsSchema } from '../shared/tls-schema.js';
 import { splitEndpoints, topicRouteFields } from '../shared/topic-route.js';
 
 const count = z.int().min(1);
@@ -23,27 +24,15 @@ export const natsDurableSchema = z.strictObject({
   storage: z.enum(['file', 'memory']).optional(),
 });
 
-/** TLS: `true` for the system's CAs, or PEM references (a client certificate and key for mutual TLS). */
-const tlsSchema = z.union([
-  z.literal(true),
-  z
-    .strictObject({
-      caRef: secretRefSchema.optional(),
-      certRef: secretRefSchema.optional(),
-      keyRef: secretRefSchema.optional(),
-      servername: z.string().min(1).optional(),
-      rejectUnauthorized: z.boolean().optional(),
-      handshakeFirst: z.boolean().optional(),
-    })
-    .refine((tls) => (tls.certRef === undefined) === (tls.keyRef === undefined), { message: 'certRef and keyRef go together', path: ['keyRef'] }),
-]);
+/** TLS: `true` for the system's CAs, or the shared settings and nats.js's `handshakeFirst` (TLS before the server's greeting). */
+const natsTlsSchema = z.union([z.literal(true), tlsOptionsSchema.extend({ handshakeFirst: z.boolean().optional() })]);
 
 /** How the client connects and authenticates: at most one of user/passRef, tokenRef, credsRef, nkeySeedRef. */
 export const natsConnectionSchema = z
   .strictObject({
     /** Connection name shown by the server (monitoring). */
     name: z.string().min(1).optional(),
-    tls: tlsSchema.optional(),
+    tls: natsTlsSchema.optional(),
     user: z.string().min(1).optional(),
     passRef: secretRefSchema.optional(),
     tokenRef: secretRefSchema.optional(),
@@ -90,12 +79,8 @@ export async function natsConnectionFromConfig(config: NatsConnectionConfig | un
   const connection: Omit<Partial<ConnectionOptions>, 'servers'> = {};
   if (config.name !== undefined) connection.name = config.name;
   if (config.tls === true) connection.tls = {};
-  else if (config.tls !== undefined) {
-    const { caRef, certRef, keyRef, ...plain } = config.tls;
-    const [ca, cert, key] = await Promise.all([text(caRef), text(certRef), text(keyRef)]);
-    // servername and rejectUnauthorized reach node's tls.connect: nats.js passes its tls object through.
-    connection.tls = { ...plain, ...(ca === undefined ? {} : { ca }), ...(cert === undefined ? {} : { cert }), ...(key === undefined ? {} : { key }) };
-  }
+  // servername and rejectUnauthorized reach node's tls.connect: nats.js passes its tls object through.
+  else if (config.tls !== undefined) connection.tls = await tlsOptionsFromConfig(config.tls, resolveSecret);
   if (config.user !== undefined) Object.assign(connection, { user: config.user, pass: await text(config.passRef) });
   if (config.tokenRef !== undefined) connection.token = await text(config.tokenRef);
   if (config.credsRef !== undefined) connection.authenticator = (await load()).credsAuthenticator((await resolveSecret(config.credsRef)).revealBytes());
