@@ -1,5 +1,5 @@
 import type { TransportPlugin, TransportPluginContext } from '../../src/transport-plugin.js';
-import { endpointMismatch, requestsTopicOf } from '../shared/topic-route.js';
+import { brokerPlugin } from '../shared/broker-plugin.js';
 import { amqpConfigSchema, amqpRouteSchema, type AmqpRouteConfig, type AmqpTransportConfig } from './amqp-config.js';
 import type { AmqpTransportOptions } from './amqp-options.js';
 import { amqpTransport } from './amqp-transport.js';
@@ -22,15 +22,13 @@ function brokerOf(url: string | undefined): string | undefined {
   return `${parsed.protocol}//${parsed.host}${parsed.pathname === '' ? '/' : parsed.pathname}`;
 }
 
-export const amqpTransportPlugin: TransportPlugin<AmqpTransportConfig, AmqpRouteConfig> = {
+export const amqpTransportPlugin: TransportPlugin<AmqpTransportConfig, AmqpRouteConfig> = brokerPlugin({
   kind: 'amqp',
   summary: 'AMQP 0-9-1 (RabbitMQ): at least once, durable classic-queue inboxes, publisher confirms, dead-lettering to the DLQ',
   configSchema: amqpConfigSchema,
   topicsField: 'queues',
   routeSchema: amqpRouteSchema,
-  async create(config, context) {
-    return amqpTransport(await amqpOptionsFromConfig(config, context));
-  },
-  requestsTopic: requestsTopicOf,
-  checkRoute: (route, own) => endpointMismatch('amqp', 'url', brokerOf(route.url), brokerOf(own?.url)),
-};
+  optionsFromConfig: amqpOptionsFromConfig,
+  transport: amqpTransport,
+  endpoint: { field: 'url', of: (settings) => brokerOf(settings.url) },
+});

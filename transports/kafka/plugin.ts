@@ -1,5 +1,5 @@
 import type { TransportPlugin, TransportPluginContext } from '../../src/transport-plugin.js';
-import { endpointMismatch, requestsTopicOf } from '../shared/topic-route.js';
+import { brokerPlugin } from '../shared/broker-plugin.js';
 import { kafkaClientFromConfig, kafkaConfigSchema, kafkaRouteSchema, type KafkaRouteConfig, type KafkaTransportConfig } from './kafka-config.js';
 import type { KafkaTransportOptions } from './kafka-options.js';
 import { kafkaTransport } from './kafka-transport.js';
@@ -16,15 +16,13 @@ export async function kafkaOptionsFromConfig(config: KafkaTransportConfig, conte
   };
 }
 
-export const kafkaTransportPlugin: TransportPlugin<KafkaTransportConfig, KafkaRouteConfig> = {
+export const kafkaTransportPlugin: TransportPlugin<KafkaTransportConfig, KafkaRouteConfig> = brokerPlugin({
   kind: 'kafka',
   summary: 'Kafka: at least once, commits after dispatch, per-key order, per-instance reply topics',
   configSchema: kafkaConfigSchema,
   topicsField: 'topics',
   routeSchema: kafkaRouteSchema,
-  async create(config, context) {
-    return kafkaTransport(await kafkaOptionsFromConfig(config, context));
-  },
-  requestsTopic: requestsTopicOf,
-  checkRoute: (route, own) => endpointMismatch('kafka', 'brokers', route.brokers, own?.brokers),
-};
+  optionsFromConfig: kafkaOptionsFromConfig,
+  transport: kafkaTransport,
+  endpoint: { field: 'brokers', of: (settings) => settings.brokers },
+});

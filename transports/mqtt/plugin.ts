@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { TransportPlugin, TransportPluginContext } from '../../src/transport-plugin.js';
-import { endpointMismatch, requestsTopicOf } from '../shared/topic-route.js';
+import { brokerPlugin } from '../shared/broker-plugin.js';
 import { mqttConfigSchema, mqttRouteSchema, type MqttRouteConfig, type MqttTransportConfig } from './mqtt-config.js';
 import type { MqttTransportOptions } from './mqtt-options.js';
 import { mqttTransport } from './mqtt-transport.js';
@@ -18,15 +18,13 @@ export async function mqttOptionsFromConfig(config: MqttTransportConfig, context
   };
 }
 
-export const mqttTransportPlugin: TransportPlugin<MqttTransportConfig, MqttRouteConfig> = {
+export const mqttTransportPlugin: TransportPlugin<MqttTransportConfig, MqttRouteConfig> = brokerPlugin({
   kind: 'mqtt',
   summary: 'MQTT 5 (Mosquitto): QoS 1, persistent sessions, ack after dispatch, shared subscriptions for replicas',
   configSchema: mqttConfigSchema,
   topicsField: 'topics',
   routeSchema: mqttRouteSchema,
-  async create(config, context) {
-    return mqttTransport(await mqttOptionsFromConfig(config, context));
-  },
-  requestsTopic: requestsTopicOf,
-  checkRoute: (route, own) => endpointMismatch('mqtt', 'url', route.url, own?.url),
-};
+  optionsFromConfig: mqttOptionsFromConfig,
+  transport: mqttTransport,
+  endpoint: { field: 'url', of: (settings) => settings.url },
+});

@@ -1,5 +1,5 @@
 import type { TransportPlugin, TransportPluginContext } from '../../src/transport-plugin.js';
-import { endpointMismatch, requestsTopicOf } from '../shared/topic-route.js';
+import { brokerPlugin } from '../shared/broker-plugin.js';
 import { natsConfigSchema, natsConnectionFromConfig, natsRouteSchema, type NatsRouteConfig, type NatsTransportConfig } from './nats-config.js';
 import { loadNats, type NatsTransportOptions } from './nats-options.js';
 import { natsTransport } from './nats-transport.js';
@@ -15,15 +15,13 @@ export async function natsOptionsFromConfig(config: NatsTransportConfig, context
   };
 }
 
-export const natsTransportPlugin: TransportPlugin<NatsTransportConfig, NatsRouteConfig> = {
+export const natsTransportPlugin: TransportPlugin<NatsTransportConfig, NatsRouteConfig> = brokerPlugin({
   kind: 'nats',
   summary: 'NATS: core (lowest latency) or JetStream durable inboxes (at least once)',
   configSchema: natsConfigSchema,
   topicsField: 'subjects',
   routeSchema: natsRouteSchema,
-  async create(config, context) {
-    return natsTransport(await natsOptionsFromConfig(config, context));
-  },
-  requestsTopic: requestsTopicOf,
-  checkRoute: (route, own) => endpointMismatch('nats', 'servers', route.servers, own?.servers),
-};
+  optionsFromConfig: natsOptionsFromConfig,
+  transport: natsTransport,
+  endpoint: { field: 'servers', of: (settings) => settings.servers },
+});

@@ -18,7 +18,8 @@ export function splitEndpoints(entries: readonly string[]): string[] {
   return entries.flatMap((entry) => entry.split(',')).map((entry) => entry.trim()).filter((entry) => entry.length > 0);
 }
 
-type Endpoints = string | readonly string[];
+/** One or several servers (brokers, URLs) a connection or a route names. */
+export type Endpoints = string | readonly string[];
 
 /** Sorted and joined: two lists name the same cluster when they hold the same entries. */
 function endpointList(value: Endpoints): string {

@@ -1,5 +1,5 @@
 import type { TransportPlugin, TransportPluginContext } from '../../src/transport-plugin.js';
-import { endpointMismatch, requestsTopicOf } from '../shared/topic-route.js';
+import { brokerPlugin } from '../shared/broker-plugin.js';
 import { sqsConfigSchema, sqsCredentialsFromConfig, sqsRouteSchema, type SqsRouteConfig, type SqsTransportConfig } from './sqs-config.js';
 import type { SqsTransportOptions } from './sqs-options.js';
 import { sqsTransport } from './sqs-transport.js';
@@ -11,15 +11,13 @@ export async function sqsOptionsFromConfig(config: SqsTransportConfig, context: 
   return { ...settings, ...(resolved === undefined ? {} : { credentials: resolved }), logger: context.logger, metrics: context.metrics };
 }
 
-export const sqsTransportPlugin: TransportPlugin<SqsTransportConfig, SqsRouteConfig> = {
+export const sqsTransportPlugin: TransportPlugin<SqsTransportConfig, SqsRouteConfig> = brokerPlugin({
   kind: 'sqs',
   summary: 'Amazon SQS: a queue per inbox, at least once, delete after dispatch, redrive to a DLQ queue; no fan-out',
   configSchema: sqsConfigSchema,
   topicsField: 'queues',
   routeSchema: sqsRouteSchema,
-  async create(config, context) {
-    return sqsTransport(await sqsOptionsFromConfig(config, context));
-  },
-  requestsTopic: requestsTopicOf,
-  checkRoute: (route, own) => endpointMismatch('sqs', 'endpoint', route.endpoint, own?.endpoint),
-};
+  optionsFromConfig: sqsOptionsFromConfig,
+  transport: sqsTransport,
+  endpoint: { field: 'endpoint', of: (settings) => settings.endpoint },
+});
