@@ -1,7 +1,7 @@
 import { GetQueueAttributesCommand, GetQueueUrlCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
 import { startElasticMqServer } from '../../tools/brokers/index.js';
-import { callUntilOk, chaosBroker, consumerKilledBeforeAck, echoLoadAcrossKill, expectTypedOutcomes } from '../support/chaos-kit.js';
+import { chaosBroker, consumerKilledBeforeAck, expectEchoRecoversFromKill } from '../support/chaos-kit.js';
 import { until } from '../support/fleet.js';
 import { ELASTICMQ_CREDENTIALS } from '../support/sqs-target.js';
 import type { TransportSpec } from '../support/transport-spec.js';
@@ -13,17 +13,13 @@ describe('chaos - SQS (ElasticMQ) faults', () => {
   const transport = (queuePrefix: string): TransportSpec => ({ kind: 'sqs', endpoint: broker.server.endpoint, queuePrefix, visibilityTimeoutMs: 3_000 });
 
   it('chaos - broker killed (-9) during load: every call ends typed, calls succeed after restart, no process crashes', async () => {
-    const [alpha, beta] = await Promise.all([
-      start({ id: 'alpha', transport: transport('kill-'), peers: ['beta'] }),
-      start({ id: 'beta', transport: transport('kill-'), peers: ['alpha'] }),
-    ]);
-    const results = await echoLoadAcrossKill({ from: alpha, to: 'beta', broker: broker.server, before: 150, settledBeforeKill: 20, after: 50, timeoutMs: 15_000, waitMs: 60_000 });
-    expectTypedOutcomes(results);
-    await broker.server.restart();
-    const recovered = await callUntilOk(alpha, { to: 'beta', capability: 'echo', payload: 'after restart', timeoutMs: 3_000 }, 30_000);
-    expect(recovered).toMatchObject({ status: 'ok', response: 'after restart' });
-    expect(await beta.call({ to: 'alpha', capability: 'echo', payload: 'both ways', timeoutMs: 10_000 })).toMatchObject({ status: 'ok' });
-    expect(alpha.running && beta.running).toBe(true);
+    await expectEchoRecoversFromKill({
+      start,
+      broker: broker.server,
+      transport: transport('kill-'),
+      load: { before: 150, settledBeforeKill: 20, after: 50, timeoutMs: 15_000, waitMs: 60_000 },
+      recovery: { callTimeoutMs: 3_000, withinMs: 30_000, backTimeoutMs: 10_000 },
+    });
   }, 120_000);
 
   it('chaos - a consumer killed after the side effect but before the delete: redelivered after the visibility timeout, not applied twice', async () => {

@@ -1,34 +1,22 @@
-import { cpSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AgentNode } from '../../src/rpc/agent-node.js';
 import { freePort } from '../../tools/brokers/free-port.js';
 import { natsTransport } from '../../transports/nats/index.js';
+import { serveEchoFixtureOn } from '../support/daemon-on-broker.js';
 import { DaemonProcess } from '../support/daemon-process.js';
 import { runNats } from '../support/nats-target.js';
 import { runCliProcess } from '../support/run-cli-process.js';
-import { copyScopedConfig, scopeConfig } from '../support/scoped-config.js';
+import { copyScopedConfig } from '../support/scoped-config.js';
 import { until } from '../support/fleet.js';
 
 const nats = await runNats();
-const configDir = mkdtempSync(join(tmpdir(), 'daemon-config-'));
-let env: NodeJS.ProcessEnv;
-let daemon: DaemonProcess;
-
-beforeAll(async () => {
-  cpSync(new URL('../fixtures/config/echo-nats', import.meta.url).pathname, configDir, { recursive: true });
-  scopeConfig(configDir, { natsSubjectPrefix: nats.subjectPrefix });
-  env = { NATS_URL: nats.url, AGENT_DATA_DIR: join(configDir, 'data'), AGENT_HTTP_PORT: '0' };
-  daemon = await DaemonProcess.start(configDir, env, await freePort());
-}, 90_000);
-afterAll(async () => {
-  daemon?.signal('SIGKILL');
-});
+const served = serveEchoFixtureOn({ kind: 'nats', transport: 'nats: { servers: "${env:NATS_URL}" }', env: { NATS_URL: nats.url }, scope: { natsSubjectPrefix: nats.subjectPrefix } });
+const { configDir, env } = served;
 
 describe('agent-rpc serve and the operator commands, on real NATS', () => {
   it('daemon - healthz answers; call reaches a configured capability', async () => {
-    expect((await fetch(`http://127.0.0.1:${daemon.httpPort}/healthz`)).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${served.daemon.httpPort}/healthz`)).status).toBe(200);
     const run = await runCliProcess(['call', 'agent://echo-agent', 'echo', '--payload', '{"hello":"daemon"}', '--config', configDir], env);
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ status: 'ok', response: { hello: 'daemon' } });
@@ -97,7 +85,7 @@ describe('agent-rpc serve and the operator commands, on real NATS', () => {
 
   it('daemon - /metrics shows the traffic: handler runs, auth decisions, DLQ records', async () => {
     await runCliProcess(['call', 'agent://echo-agent', 'echo', '--payload', '1', '--config', configDir], env);
-    const text = await (await fetch(`http://127.0.0.1:${daemon.httpPort}/metrics`)).text();
+    const text = await (await fetch(`http://127.0.0.1:${served.daemon.httpPort}/metrics`)).text();
     expect(metric(text, 'agent_rpc_handler_duration_seconds_count', { capability: 'echo', result: 'ok', agent: 'echo-agent' })).toBeGreaterThan(0);
     expect(metric(text, 'agent_rpc_auth_decisions_total', { provider: 'internal', decision: 'accept' })).toBeGreaterThan(0);
     expect(metric(text, 'agent_rpc_dlq_records_total', { kind: 'unknown-capability', reason: 'no-handler' })).toBeGreaterThan(0);
@@ -131,13 +119,13 @@ describe('agent-rpc serve and the operator commands, on real NATS', () => {
         payload: { ms: 1500 },
         timeoutMs: 20_000,
         onProgress: () => {
-          if (!signalled) daemon.signal('SIGTERM');
+          if (!signalled) served.daemon.signal('SIGTERM');
           signalled = true;
         },
       });
       expect(await inFlight).toMatchObject({ status: 'ok', response: { sleptMs: 1500 } });
       expect(signalled).toBe(true);
-      expect(await daemon.exited).toBe(0);
+      expect(await served.daemon.exited).toBe(0);
     } finally {
       await caller.close();
     }

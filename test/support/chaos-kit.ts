@@ -109,6 +109,29 @@ export async function echoLoadAcrossKill(load: {
   return Promise.all(inFlight);
 }
 
+/**
+ * An `alpha` and a `beta` on `transport`, and echo calls between them while the broker is
+ * killed (echoLoadAcrossKill with `load`): every call ends typed; after the restart a call
+ * succeeds within `recovery.withinMs` (each try `recovery.callTimeoutMs`), so does one the
+ * other way (`recovery.backTimeoutMs`), and neither process crashed.
+ */
+export async function expectEchoRecoversFromKill(run: {
+  readonly start: AgentRoster['start'];
+  readonly broker: KillableBroker;
+  readonly transport: AgentProcessConfig['transport'];
+  readonly load: Omit<Parameters<typeof echoLoadAcrossKill>[0], 'from' | 'to' | 'broker'>;
+  readonly recovery: { readonly callTimeoutMs: number; readonly withinMs: number; readonly backTimeoutMs: number };
+}): Promise<void> {
+  const alpha = await run.start({ id: 'alpha', transport: run.transport, peers: ['beta'] });
+  const beta = await run.start({ id: 'beta', transport: run.transport, peers: ['alpha'] });
+  expectTypedOutcomes(await echoLoadAcrossKill({ ...run.load, from: alpha, to: 'beta', broker: run.broker }));
+  await run.broker.restart();
+  const recovered = await callUntilOk(alpha, { to: 'beta', capability: 'echo', payload: 'after restart', timeoutMs: run.recovery.callTimeoutMs }, run.recovery.withinMs);
+  expect(recovered).toMatchObject({ status: 'ok', response: 'after restart' });
+  expect(await beta.call({ to: 'alpha', capability: 'echo', payload: 'both ways', timeoutMs: run.recovery.backTimeoutMs })).toMatchObject({ status: 'ok' });
+  expect(alpha.running && beta.running).toBe(true);
+}
+
 /** Calls again until one ends ok or `withinMs` has passed; returns the last result. */
 export async function callUntilOk(from: AgentProcess, options: CallOptions, withinMs: number): Promise<RemoteCallResult | undefined> {
   const deadline = Date.now() + withinMs;
@@ -152,6 +175,14 @@ export async function idempotentCallsAcrossKill(run: {
   await run.broker.restart();
   const results = await Promise.all(calls);
   return { results, settledAtKill, settled, effects: linesOf(effectsFile), counter, caller };
+}
+
+/** The end of idempotentCallsAcrossKill: every call ended ok, each side effect happened exactly once, and neither process crashed. */
+export function expectEachCallAppliedOnce(run: Awaited<ReturnType<typeof idempotentCallsAcrossKill>>): void {
+  expect(run.results.filter((r) => r.status !== 'ok').map((r) => r.error?.code)).toEqual([]);
+  expect(new Set(run.effects).size).toBe(run.results.length);
+  expect(run.effects).toHaveLength(run.results.length);
+  expect(run.counter.running && run.caller.running).toBe(true);
 }
 
 /**
