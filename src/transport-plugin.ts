@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { URI_SCHEME_RE } from './envelope/schema.js';
-import type { Logger } from './observability/logger.js';
+import type { Logger } from './logger.js';
 import type { RpcMetrics } from './observability/metrics.js';
 import type { RemoteNodeResolver } from './remote-nodes/remote-node.js';
 import type { SecretValue } from './secrets/secret-value.js';

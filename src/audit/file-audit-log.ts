@@ -2,7 +2,7 @@ import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { systemClock, type Clock } from '../clock.js';
 import { RpcError } from '../errors.js';
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../logger.js';
 import type { AuditEntry, AuditLog } from './audit-log.js';
 import { GENESIS_HASH, hashRecord, headPathOf, parseRecord, sha256Hex, type AuditHead } from './audit-record.js';
 import { resumeChain } from './resume-chain.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../logger.js';
 import type { RpcMetrics } from '../observability/metrics.js';
 import { ReplayGuard, type ReplayCheck, type SharedReplayStore } from './replay-guard.js';
 import { LogThrottle } from '../observability/log-throttle.js';

@@ -1,4 +1,4 @@
-import { CALL_MODES, type CallMode } from '../rpc/call-result.js';
+import { CALL_MODES, type CallMode } from '../call-result.js';
 import { normalizeAgentUri } from '../rpc/peer-table.js';
 import { parseCommandArgs, parseTimeout } from './args.js';
 import { configDir, withCliNode } from './cli-node.js';

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { CONFIG_FILES, loadAgentConfig, type AgentConfig } from '../config/agent-config.js';
 import { buildReceiverAuth } from '../config/build-auth.js';
 import { toPeerEntries } from '../config/peers-file.js';
-import { silentLogger } from '../observability/logger.js';
+import { silentLogger } from '../logger.js';
 import { noMetrics } from '../observability/metrics.js';
 import { AgentNode } from '../rpc/agent-node.js';
 import { normalizeAgentUri, type PeerEntry } from '../rpc/peer-table.js';

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { capabilitiesFileSchema } from '../config/capabilities-file.js';
-import { loadYamlFile } from '../config/load-yaml.js';
+import { loadYamlFile } from '../yaml/load-yaml.js';
 import { generateClient } from '../codegen/generate-client.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, UsageError, type CliCommand } from './command.js';

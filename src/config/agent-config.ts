@@ -5,9 +5,9 @@ import { capabilitiesFileSchema, type CapabilitiesFile } from './capabilities-fi
 import { checkPeerRoutes } from './check-peer-routes.js';
 import { resolveModelId } from '../agent/models/models-config.js';
 import { eventSourcesFileSchema, sourcePath, type EventSourcesFile } from './event-sources-file.js';
-import { ConfigError, fieldPath } from './config-error.js';
+import { ConfigError, fieldPath } from '../yaml/config-error.js';
 import { inboxSettingsOf, type InboxSettings } from './inbox-settings.js';
-import { loadYamlFile, type LoadedYaml } from './load-yaml.js';
+import { loadYamlFile, type LoadedYaml } from '../yaml/load-yaml.js';
 import { peersFileSchema, type PeersFile } from './peers-file.js';
 import { checkTransportPlugins, type TransportPlugin } from '../transport-plugin.js';
 import type { LoadedWorkflow } from '../workflow/workflow-file.js';

@@ -9,7 +9,7 @@ import { parseKeyRing } from '../secrets/key-ring.js';
 import { parseSecretRef } from '../secrets/secret-ref.js';
 import type { SecretValue } from '../secrets/secret-value.js';
 import type { PeerAuthConfig, ReceiverAuthConfig } from './auth-config.js';
-import { ConfigError } from './config-error.js';
+import { ConfigError } from '../yaml/config-error.js';
 
 export interface AuthBuildContext {
   /** Resolves a secret reference (`${env:..}`, `secret://`, `file:`, `vault:`). */

@@ -1,6 +1,6 @@
 import type { TransportPlugin } from '../transport-plugin.js';
-import { ConfigError } from './config-error.js';
-import type { LoadedYaml } from './load-yaml.js';
+import { ConfigError } from '../yaml/config-error.js';
+import type { LoadedYaml } from '../yaml/load-yaml.js';
 import type { PeersFile } from './peers-file.js';
 import type { TransportsConfig } from './transports-config.js';
 

@@ -1,10 +1,10 @@
 import { canonicalJson } from '../envelope/canonical.js';
 import type { AgentFile } from './agent-file.js';
 import type { CapabilitiesFile } from './capabilities-file.js';
-import { ConfigError, fieldPath } from './config-error.js';
+import { ConfigError, fieldPath } from '../yaml/config-error.js';
 import { sourcePath, type EventSourcesFile } from './event-sources-file.js';
 import { TOPIC_ROLES, type TopicRole } from './inbox-fields.js';
-import type { LoadedYaml } from './load-yaml.js';
+import type { LoadedYaml } from '../yaml/load-yaml.js';
 
 type Idempotency = NonNullable<EventSourcesFile['sources'][number]['idempotency']>;
 

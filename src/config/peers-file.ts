@@ -5,10 +5,10 @@ import type { Clock } from '../clock.js';
 import type { PeerEntry } from '../rpc/peer-table.js';
 import type { SecretValue } from '../secrets/secret-value.js';
 import type { TransportPlugin } from '../transport-plugin.js';
-import { alias } from './aliases.js';
+import { alias } from '../yaml/aliases.js';
 import { peerAuthSchema } from './auth-config.js';
 import { buildPeerAuth } from './build-auth.js';
-import { loadYamlFile, parseYaml, type LoadedYaml } from './load-yaml.js';
+import { loadYamlFile, parseYaml, type LoadedYaml } from '../yaml/load-yaml.js';
 
 const peerIdSchema = z.string().refine((id) => AGENT_URI_RE.test(id) || isAgentId(id), 'must be agent://<id> or a bare agent id');
 

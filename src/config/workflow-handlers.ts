@@ -3,8 +3,8 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { resolveModelId } from '../agent/models/models-config.js';
 import { loadWorkflowFile, type LoadedWorkflow } from '../workflow/workflow-file.js';
 import type { AgentFile } from './agent-file.js';
-import { ConfigError } from './config-error.js';
-import type { LoadedYaml } from './load-yaml.js';
+import { ConfigError } from '../yaml/config-error.js';
+import type { LoadedYaml } from '../yaml/load-yaml.js';
 
 export interface AgentWorkflowOptions {
   readonly env?: NodeJS.ProcessEnv;

@@ -4,7 +4,7 @@
  * empty, so nothing is formatted or allocated for metrics unless someone listens.
  */
 
-import type { CallStatus } from '../rpc/call-result.js';
+import type { CallStatus } from '../call-result.js';
 import type { DlqKind } from '../dlq/record.js';
 
 export interface RpcMetrics {

@@ -1,5 +1,5 @@
 import { open, readFile, rename } from 'node:fs/promises';
-import { silentLogger, type Logger } from '../observability/logger.js';
+import { silentLogger, type Logger } from '../logger.js';
 import { SecretValue } from '../secrets/secret-value.js';
 import type { CredentialCipher } from './credential-cipher.js';
 import type { RemoteAuthType, RemoteNode } from './remote-node.js';

@@ -6,7 +6,7 @@ import type { FlowStore } from '../guard/flow-store.js';
 import type { Clock } from '../clock.js';
 import type { DlqSink } from '../dlq/record.js';
 import type { DedupeOptions } from '../idempotency/dedupe.js';
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../logger.js';
 import type { RpcMetrics } from '../observability/metrics.js';
 import type { TracerProvider } from '@opentelemetry/api';
 import type { FlowObserver } from '../observability/flow-observer.js';

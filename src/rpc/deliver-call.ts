@@ -3,7 +3,7 @@ import { encodeEnvelope, newMessageId, type AgentRpcEnvelope } from '../envelope
 import { toRpcError } from '../errors.js';
 import { isPromise } from '../maybe-promise.js';
 import { approvalResponder } from './approval-chain.js';
-import type { CallResult } from './call-result.js';
+import type { CallResult } from '../call-result.js';
 import { CANCEL_CAPABILITY } from './cancellations.js';
 import type { CallerCore } from './node-core.js';
 import type { CallState } from './outgoing-call.js';

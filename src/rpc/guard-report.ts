@@ -1,4 +1,4 @@
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../logger.js';
 import type { RpcMetrics } from '../observability/metrics.js';
 import { noAudit } from '../audit/audit-log.js';
 import { recursionLogLine, type GuardViolation } from '../guard/guard-rules.js';

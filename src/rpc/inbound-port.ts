@@ -7,7 +7,7 @@ import type { Inbox } from './inbox.js';
 import type { InboxCore } from './node-core.js';
 import type { DeliverySource } from './receipt.js';
 import { asResponsePayload, type ResponsePayload } from './response-payload.js';
-import { childTraceparent, TRACEPARENT_HEADER } from './trace-context.js';
+import { childTraceparent, TRACEPARENT_HEADER } from '../trace-context.js';
 import type { ExecutionScope } from './execution-scope.js';
 
 /** A response to a message handed in through the port, with its payload already read. */

@@ -7,7 +7,7 @@ import type { AuthProvider } from '../auth/provider.js';
 import type { Clock } from '../clock.js';
 import type { DlqSink } from '../dlq/record.js';
 import type { Dedupe } from '../idempotency/dedupe.js';
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../logger.js';
 import type { RepeatedWarnings } from '../observability/repeated-warnings.js';
 import type { RpcMetrics } from '../observability/metrics.js';
 import type { RpcTracing } from '../observability/tracing/rpc-tracing.js';

@@ -6,7 +6,7 @@ import { parseReplyTo, type TransportKind } from '../transport.js';
 import { isPromise, type MaybePromise } from '../maybe-promise.js';
 import { signerFor, type NodeLinks, type SignerCore } from './node-core.js';
 import type { ResponsePayload } from './response-payload.js';
-import { encodeUsage, USAGE_HEADER, usageCausedBy } from './flow-usage.js';
+import { encodeUsage, USAGE_HEADER, usageCausedBy } from '../flow-usage.js';
 
 /**
  * Builds (and signs) the response envelope for a request. Undefined when the request

@@ -9,7 +9,7 @@ import { buildReceiverAuth } from '../config/build-auth.js';
 import { toPeerEntries } from '../config/peers-file.js';
 import { JsonlDlqSink } from '../dlq/jsonl-file-sink.js';
 import type { IdempotencyStore } from '../idempotency/store.js';
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../logger.js';
 import type { RpcMetrics } from '../observability/metrics.js';
 import type { FlowObserver } from '../observability/flow-observer.js';
 import { AgentNode } from '../rpc/agent-node.js';
@@ -24,7 +24,7 @@ import type { WorkflowRunRecord } from '../workflow/run-record.js';
 import { SecretMasker } from '../secrets/secret-masker.js';
 import { maskingResolver } from '../secrets/masking-resolver.js';
 import { noMetrics } from '../observability/metrics.js';
-import { remoteNodesFromConfig } from '../config/remote-nodes-config.js';
+import { remoteNodesFromConfig } from '../remote-nodes/remote-nodes-config.js';
 import { mergedResolver } from '../remote-nodes/remote-node-resolver.js';
 import { openSharedStores } from './shared-stores.js';
 

@@ -1,12 +1,12 @@
 import type { AgentConfig } from '../config/agent-config.js';
-import { ConfigError } from '../config/config-error.js';
+import { ConfigError } from '../yaml/config-error.js';
 import { flowsConfigSchema, type FlowsConfig } from '../config/flows-config.js';
 import type { Clock } from '../clock.js';
 import type { FlowCall } from '../flows/flow-record.js';
 import { FlowRecorder } from '../flows/flow-recorder.js';
 import { FlowRecordStore } from '../flows/flow-record-store.js';
 import { flowsPublisher, viewFlows } from '../flows/flows-topic.js';
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../logger.js';
 import type { FrontDoor } from '../server/http-server.js';
 import { flowRoutes } from '../server/flows/flow-routes.js';
 import type { RpcTransport, Subscription } from '../transport.js';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { dataDirOf, loadAgentConfig, type AgentConfig } from '../config/agent-config.js';
-import { ConfigError } from '../config/config-error.js';
-import type { Logger } from '../observability/logger.js';
+import { ConfigError } from '../yaml/config-error.js';
+import type { Logger } from '../logger.js';
 import { createPinoLogger } from '../observability/pino-logger.js';
 import { PrometheusMetrics } from '../observability/prometheus-metrics.js';
 import { createSecretResolver } from '../secrets/resolver.js';

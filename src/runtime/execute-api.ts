@@ -1,6 +1,6 @@
 import type { AgentConfig } from '../config/agent-config.js';
-import { ConfigError } from '../config/config-error.js';
-import type { Logger } from '../observability/logger.js';
+import { ConfigError } from '../yaml/config-error.js';
+import type { Logger } from '../logger.js';
 import type { SecretResolver } from '../secrets/resolver.js';
 import type { SecretValue } from '../secrets/secret-value.js';
 import type { ApiRoute } from '../server/api-route.js';

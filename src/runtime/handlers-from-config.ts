@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ConfigError } from '../config/config-error.js';
-import type { LoadedYaml } from '../config/load-yaml.js';
+import { ConfigError } from '../yaml/config-error.js';
+import type { LoadedYaml } from '../yaml/load-yaml.js';
 import type { AgentFile } from '../config/agent-file.js';
 import type { Handler } from '../rpc/handler.js';
 

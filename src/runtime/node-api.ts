@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { dataDirOf, type AgentConfig } from '../config/agent-config.js';
-import { ConfigError } from '../config/config-error.js';
-import type { Logger } from '../observability/logger.js';
+import { ConfigError } from '../yaml/config-error.js';
+import type { Logger } from '../logger.js';
 import type { SecretResolver } from '../secrets/resolver.js';
 import type { ApiRoute } from '../server/api-route.js';
 import { ApiTokens } from '../server/api-tokens.js';

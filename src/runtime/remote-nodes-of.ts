@@ -1,9 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { dataDirOf, type AgentConfig } from '../config/agent-config.js';
-import { ConfigError } from '../config/config-error.js';
-import { remoteNodesFromConfig } from '../config/remote-nodes-config.js';
-import type { Logger } from '../observability/logger.js';
+import { ConfigError } from '../yaml/config-error.js';
+import { remoteNodesFromConfig } from '../remote-nodes/remote-nodes-config.js';
+import type { Logger } from '../logger.js';
 import type { SecretResolver } from '../secrets/resolver.js';
 import type { ApiRoute } from '../server/api-route.js';
 import { CredentialCipher } from '../remote-nodes/credential-cipher.js';

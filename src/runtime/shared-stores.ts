@@ -2,7 +2,7 @@ import type { SharedReplayStore } from '../auth/replay-guard.js';
 import { replayStoreErrorReporter } from '../auth/replay-memory.js';
 import type { AgentFile } from '../config/agent-file.js';
 import type { FlowStore } from '../guard/flow-store.js';
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../logger.js';
 import type { RpcMetrics } from '../observability/metrics.js';
 
 export interface SharedStores {

@@ -5,10 +5,10 @@ import { RpcError } from '../errors.js';
 import { HttpRemoteAgent } from '../remote-nodes/http-remote-agent.js';
 import type { ExecutionContext } from '../remote-nodes/remote-execution-context.js';
 import type { RemoteNodeResolver } from '../remote-nodes/remote-node.js';
-import { addUsage, NO_USAGE } from '../rpc/flow-usage.js';
+import { addUsage, NO_USAGE } from '../flow-usage.js';
 import type { HandlerContext } from '../rpc/handler.js';
 import { reportUsage } from '../rpc/index.js';
-import { parseTraceparent, TRACEPARENT_HEADER } from '../rpc/trace-context.js';
+import { parseTraceparent, TRACEPARENT_HEADER } from '../trace-context.js';
 import type { StepResult } from '../workflow/run-workflow.js';
 import type { AgentStep } from '../workflow/workflow-schema.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ModelMessage } from '../agent/models/model-client.js';
 import { RpcError, toRpcError } from '../errors.js';
-import { addUsage, NO_USAGE, type Usage } from '../rpc/flow-usage.js';
+import { addUsage, NO_USAGE, type Usage } from '../flow-usage.js';
 import type { Handler, HandlerContext } from '../rpc/handler.js';
 import { derivedContext, reportUsage, tapUsage } from '../rpc/index.js';
 import { MAX_TIMEOUT_MS } from '../rpc/request-agent.js';

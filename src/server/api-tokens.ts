@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { SecretValue } from '../secrets/secret-value.js';
-import type { Principal, Role } from './roles.js';
+import type { Principal, Role } from '../auth/roles.js';
 
 export interface ApiTokenEntry {
   readonly user: string;

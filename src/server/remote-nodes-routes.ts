@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { authTokenRule, remoteNodeFields } from '../config/remote-nodes-config.js';
+import { authTokenRule, remoteNodeFields } from '../remote-nodes/remote-nodes-config.js';
 import { apiError, type ApiResponse, type ApiRoute } from './api-route.js';
 import type { RemoteNode, RemoteNodeResolver } from '../remote-nodes/remote-node.js';
 import type { RemoteNodeStore } from '../remote-nodes/remote-node-store.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isUuid } from '../envelope/ids.js';
-import type { Usage } from '../rpc/flow-usage.js';
+import type { Usage } from '../flow-usage.js';
 import { WORKFLOW_NAME_RE } from './workflow-schema.js';
 
 export const RUN_STATUSES = ['succeeded', 'failed', 'cancelled'] as const;

@@ -1,7 +1,7 @@
 import type { Message } from '@a2a-js/sdk';
 import { encodeEnvelope, newMessageId, peekEnvelope, type AgentRpcEnvelope } from '../../src/envelope/index.js';
 import { RpcError } from '../../src/errors.js';
-import { silentLogger, type Logger } from '../../src/observability/logger.js';
+import { silentLogger, type Logger } from '../../src/logger.js';
 import { CAPABILITIES_CAPABILITY, PING_CAPABILITY } from '../../src/rpc/builtin-capabilities.js';
 import type { ResponsePayload } from '../../src/rpc/response-payload.js';
 import type { SecretValue } from '../../src/secrets/secret-value.js';

@@ -1,6 +1,6 @@
 import { peekEnvelope, type AgentRpcEnvelope } from '../../src/envelope/index.js';
 import { RpcError, toRpcError } from '../../src/errors.js';
-import { silentLogger, type Logger } from '../../src/observability/logger.js';
+import { silentLogger, type Logger } from '../../src/logger.js';
 import type { RemoteNode, RemoteNodeResolver } from '../../src/remote-nodes/remote-node.js';
 import { runRemoteSession, unknownNodeError, type RemoteSessionRunner } from '../../src/remote-nodes/remote-session-client.js';
 import { parseReplyTo } from '../../src/transport.js';

@@ -1,5 +1,5 @@
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
-import type { Logger } from '../../src/observability/logger.js';
+import type { Logger } from '../../src/logger.js';
 import type { RpcMetrics } from '../../src/observability/metrics.js';
 import type { DeliveryHandler } from '../../src/transport.js';
 import { createDelivery, handOver } from '../../src/delivery.js';

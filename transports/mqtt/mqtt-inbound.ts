@@ -1,5 +1,5 @@
 import type { IPublishPacket, MqttClient } from 'mqtt';
-import type { Logger } from '../../src/observability/logger.js';
+import type { Logger } from '../../src/logger.js';
 import type { RpcMetrics } from '../../src/observability/metrics.js';
 import type { DeliveryQueue, QueuedMessage } from '../shared/delivery-queue.js';
 

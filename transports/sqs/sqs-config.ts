@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { secretRefSchema } from '../../src/config/secret-ref-field.js';
+import { secretRefSchema } from '../../src/secrets/secret-ref-field.js';
 import type { SecretValue } from '../../src/secrets/secret-value.js';
 import { topicRouteFields } from '../shared/topic-route.js';
 import type { SqsCredentials } from './sqs-options.js';

@@ -1,5 +1,5 @@
 import { nonNegativeInteger, positiveInteger } from '../../src/check-integer.js';
-import type { Logger } from '../../src/observability/logger.js';
+import type { Logger } from '../../src/logger.js';
 import { noMetrics, type RpcMetrics } from '../../src/observability/metrics.js';
 import type { SqsTransportConfig } from './sqs-config.js';
 import { loadClientPackage } from '../shared/load-client-package.js';

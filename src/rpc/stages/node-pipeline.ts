@@ -5,7 +5,7 @@ import { composeHandler, composeSender, sendingHooks, type CallSender, type Hand
 import type { InboxCore } from '../node-core.js';
 import type { CallState } from '../outgoing-call.js';
 import { callResult, sendCall, sendStages, type SendStage } from '../send-stages.js';
-import type { CallResult } from '../call-result.js';
+import type { CallResult } from '../../call-result.js';
 import { toRpcError } from '../../errors.js';
 import { timedStages, type StageTimes } from '../stage-runner.js';
 import { flowStage } from './flow-stage.js';

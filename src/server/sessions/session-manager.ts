@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { newMessageId, peekEnvelope, type PeekedEnvelope } from '../../envelope/index.js';
 import { toRpcError } from '../../errors.js';
-import type { Logger } from '../../observability/logger.js';
+import type { Logger } from '../../logger.js';
 import type { InboundPort, InboundReply } from '../../rpc/inbound-port.js';
-import type { Principal } from '../roles.js';
+import type { Principal } from '../../auth/roles.js';
 import { messageRequestBody } from './session-envelope.js';
 import type { SessionRecord } from './session-record.js';
 import type { JsonFileStore } from '../json-file-store.js';
