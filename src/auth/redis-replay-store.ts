@@ -1,4 +1,4 @@
-import { closeRedis, connectRedis, type RedisClient } from '../guard/redis-client.js';
+import { closeRedis, connectRedis, type RedisClient } from '../guard/index.js';
 import type { ReplayCheck, SharedReplayStore } from './replay-guard.js';
 
 /**

@@ -1,10 +1,8 @@
 import { z } from 'zod';
-import { toolPolicySchema } from '../agent/agent-tools.js';
-import { agentHandlerSchema } from '../agent/agent-handler-config.js';
-import { modelsConfigSchema } from '../agent/models/models-config.js';
-import { ROLES } from '../auth/roles.js';
+import { toolPolicySchema, agentHandlerSchema, modelsConfigSchema } from '../agent/index.js';
+import { ROLES } from '../auth/index.js';
 import { tracingConfigSchema } from './tracing-config.js';
-import { alias } from '../yaml/aliases.js';
+import { alias } from '../yaml/index.js';
 import { receiverAuthSchema } from './auth-config.js';
 import { inboxLimitFields } from './inbox-fields.js';
 import { flowsConfigSchema } from './flows-config.js';

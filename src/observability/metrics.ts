@@ -5,7 +5,7 @@
  */
 
 import type { CallStatus } from '../call-result.js';
-import type { DlqKind } from '../dlq/record.js';
+import type { DlqKind } from '../dlq/index.js';
 
 export interface RpcMetrics {
   /** A requestAgent call settled (caller side). */

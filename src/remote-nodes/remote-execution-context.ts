@@ -1,6 +1,6 @@
 import { RpcError } from '../errors.js';
 import type { Usage } from '../flow-usage.js';
-import type { ExecutionMessage } from '../rpc/execution-scope.js';
+import type { ExecutionMessage } from '../rpc/index.js';
 import { inlineCredentialAt, type ComponentRef } from './execute-request.js';
 
 /**

@@ -1,6 +1,6 @@
 import { open, readFile, rename } from 'node:fs/promises';
 import { silentLogger, type Logger } from '../logger.js';
-import { SecretValue } from '../secrets/secret-value.js';
+import { SecretValue } from '../secrets/index.js';
 import type { CredentialCipher } from './credential-cipher.js';
 import type { RemoteAuthType, RemoteNode } from './remote-node.js';
 import { checkStoredNode, type UnreadableNode } from './stored-node-check.js';

@@ -1,5 +1,5 @@
 import type { RpcError } from '../errors.js';
-import { guardError } from '../guard/runaway-guard.js';
+import { guardError } from '../guard/index.js';
 import type { RpcTracing } from '../observability/tracing/rpc-tracing.js';
 import type { ExecutionScope } from './execution-scope.js';
 import { flowSpentAt, NO_USAGE, recordUsage, usageCausedBy, type Usage } from '../flow-usage.js';

@@ -1,7 +1,7 @@
-import { attachAuth } from '../auth/attach.js';
+import { attachAuth } from '../auth/index.js';
 import { decodeEnvelope, encodeEnvelope, newCorrelationId, type AgentRpcEnvelope, type DecodeLimits } from '../envelope/index.js';
 import { RpcError } from '../errors.js';
-import { FLOW_HEADER } from '../guard/flow-state.js';
+import { FLOW_HEADER } from '../guard/index.js';
 import { createDelivery } from '../delivery.js';
 import type { Inbox } from './inbox.js';
 import type { InboxCore } from './node-core.js';

@@ -1,7 +1,6 @@
 import { agentIdOf, newMessageId, type AgentRpcEnvelope } from '../envelope/index.js';
 import { RpcError, toRpcError } from '../errors.js';
-import { FLOW_HEADER } from '../guard/flow-state.js';
-import { guardError } from '../guard/runaway-guard.js';
+import { FLOW_HEADER, guardError } from '../guard/index.js';
 import { statusForError, type CallResult } from '../call-result.js';
 import { encodeUsage, flowSpentAt, FLOW_USAGE_HEADER, recordUsage } from '../flow-usage.js';
 import { reportGuardRejection, reportIdleHops } from './guard-report.js';

@@ -1,5 +1,5 @@
 import type { TracerProvider } from '@opentelemetry/api';
-import { DEFAULT_TRACING_ENDPOINTS, type TracingConfig } from '../config/tracing-config.js';
+import { DEFAULT_TRACING_ENDPOINTS, type TracingConfig } from '../config/index.js';
 import type { Logger } from '../logger.js';
 import { zipkinExporter } from './zipkin-exporter.js';
 

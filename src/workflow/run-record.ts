@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isUuid } from '../envelope/ids.js';
+import { isUuid } from '../envelope/index.js';
 import type { Usage } from '../flow-usage.js';
 import { WORKFLOW_NAME_RE } from './workflow-schema.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { agentBlockSchema, agentMessageSchema } from '../agent/agent-handler-config.js';
-import { AGENT_URI_RE, CAPABILITY_RE } from '../envelope/schema.js';
+import { agentBlockSchema, agentMessageSchema } from '../agent/index.js';
+import { AGENT_URI_RE, CAPABILITY_RE } from '../envelope/index.js';
 import { OUTPUT_NAME_RE, PARAM_NAME_RE } from './substitute.js';
 
 // Names end up in file paths (`runs/<workflow>/…`), log lines and error messages: a narrow alphabet keeps them safe.

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { nonNegativeInteger, positiveInteger } from '../../src/check-integer.js';
 import { RpcError } from '../../src/errors.js';
 import type { Logger } from '../../src/logger.js';
-import { noMetrics, type RpcMetrics } from '../../src/observability/metrics.js';
+import { noMetrics, type RpcMetrics } from '../../src/observability/index.js';
 import type { MqttTransportConfig } from './mqtt-config.js';
 import { loadClientPackage } from '../shared/load-client-package.js';
 

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { secretRefSchema } from '../../src/secrets/secret-ref-field.js';
-import type { SecretValue } from '../../src/secrets/secret-value.js';
+import { secretRefSchema, type SecretValue } from '../../src/secrets/index.js';
 import { topicRouteFields } from '../shared/topic-route.js';
 import type { SqsCredentials } from './sqs-options.js';
 

@@ -1,5 +1,4 @@
-import { noFlows } from '../../observability/flow-observer.js';
-import { noMetrics } from '../../observability/metrics.js';
+import { noFlows, noMetrics } from '../../observability/index.js';
 import type { Handler } from '../handler.js';
 import { composeHandler, composeSender, sendingHooks, type CallSender, type HandlerInvoker, type Middleware } from '../middleware.js';
 import type { InboxCore } from '../node-core.js';

@@ -8,7 +8,7 @@ import type { Logger } from '../../logger.js';
 import type { ApiTokens } from '../api-tokens.js';
 import type { FrontDoor } from '../http-server.js';
 import { ABORTED, badBodyText, INVALID, NOT_UTF8, readJsonBody, TOO_DEEP, TOO_LARGE } from '../read-body.js';
-import { roleCan, type Principal } from '../../auth/roles.js';
+import { roleCan, type Principal } from '../../auth/index.js';
 import { agentEndpoint, type AgentEndpoint, type EndpointAgent } from './agent-endpoint.js';
 import { TaskRuns } from './task-runs.js';
 

@@ -1,5 +1,5 @@
 import { RpcError } from '../../errors.js';
-import type { ExecutionStore } from '../../rpc/execution-scope.js';
+import type { ExecutionStore } from '../../rpc/index.js';
 
 interface RedisClient {
   on(event: 'error', listener: (error: unknown) => void): unknown;

@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { newMessageId, peekEnvelope, type PeekedEnvelope } from '../../envelope/index.js';
 import { toRpcError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import type { InboundPort, InboundReply } from '../../rpc/inbound-port.js';
-import type { Principal } from '../../auth/roles.js';
+import type { InboundPort, InboundReply } from '../../rpc/index.js';
+import type { Principal } from '../../auth/index.js';
 import { messageRequestBody } from './session-envelope.js';
 import type { SessionRecord } from './session-record.js';
 import type { JsonFileStore } from '../json-file-store.js';
 import { PromptDesk } from './prompt-desk.js';
-import type { SessionFlow } from '../../remote-nodes/session-flow.js';
+import type { SessionFlow } from '../../remote-nodes/index.js';
 import { replyText } from './reply-text.js';
 
 /** An agent of this node that sessions can run on. */
