@@ -1,11 +1,18 @@
-// The linter: ESLint's and typescript-eslint's recommended rules over every TypeScript file.
+// The linter: ESLint's and typescript-eslint's recommended rules over every TypeScript file,
+// and the layers of tools/lint/layers.js.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import layers from './tools/lint/eslint-plugin-layers.js';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', '.cache/', 'test/.generated/', 'test/fixtures/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  {
+    files: ['src/**/*.ts', 'transports/**/*.ts', 'bin/**/*.ts'],
+    plugins: { layers },
+    rules: { 'layers/imports': 'error' },
+  },
   {
     rules: {
       // A binding a closure reads before its single assignment (a server's handler, a shutdown hook) stays `let`.

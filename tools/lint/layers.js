@@ -56,7 +56,7 @@ export const ENTRIES = {
   'src/auth/': ['jwt-verifier.ts', 'oidc-provider.ts', 'oauth2-client-provider.ts'],
   'src/rpc/': ['agent-node.ts'],
   'src/remote-nodes/': ['remote-node-store.ts', 'remote-nodes-config.ts', 'http-remote-agent.ts'],
-  'src/agent/': ['agent-handler.ts', 'models/index.ts', 'tools/patch-tool.ts'],
+  'src/agent/': ['agent-handler.ts', 'tools/patch-tool.ts'],
   'src/server/': ['a2a/a2a-server.ts', 'a2a/task-executor.ts', 'a2a/task-file-store.ts'],
   'src/runtime/': ['daemon.ts'],
 };
