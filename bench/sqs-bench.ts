@@ -87,7 +87,7 @@ async function rawSqs(endpoint: string): Promise<Runner> {
 
 async function agentRpcSqs(endpoint: string): Promise<Runner> {
   const run = randomUUID().slice(0, 8);
-  const options = { endpoint, ...CONNECTION, queuePrefix: `bench-${run}-`, waitTimeSeconds: 1 };
+  const options = { endpoint, ...CONNECTION, queuePrefix: `bench-${run}-`, waitTimeMs: 1_000 };
   const { options: nodeOptions } = benchNodeOptions('internal', 'implicit');
   const peers = new PeerTable([{ id: 'echo', routes: [{ kind: 'sqs' }] }]);
   const echo = new AgentNode({ id: 'echo', transports: [sqsTransport(options)], peers, ...nodeOptions });

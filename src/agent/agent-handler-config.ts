@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { alias } from '../yaml/index.js';
 import { bashPolicySchema } from './bash/bash-policy.js';
 import { toolEntryProblem } from './tool-selection.js';
 
@@ -17,7 +18,7 @@ export const agentBlockSchema = z
     tools: z
       .strictObject({
         enabled: z.array(toolEntry).optional().describe('The tools offered, exactly: built-in names, remote_agent, list_remote_nodes and `peer:<glob>` over `agent://<id>/<capability>`. Default: every built-in and every peer capability the permissions allow.'),
-        bash_policy: bashPolicySchema.optional().describe('Which command lines bash runs, asks about or refuses (docs/agents.md).'),
+        bashPolicy: alias(bashPolicySchema.optional().describe('Which command lines bash runs, asks about or refuses (docs/agents.md).'), 'bash_policy'),
       })
       .optional()
       .describe('Tool selection and the bash policy.'),
@@ -26,10 +27,10 @@ export const agentBlockSchema = z
       .optional()
       .describe('Persistent memory across calls.'),
     prompt: z.string().optional().describe('Instructions appended to the built-in system prompt.'),
-    max_iterations: z.int().min(1).max(1_000).default(50).describe('Model requests before the loop gives up with EAGENTRPC_AGENT_MAX_ITERATIONS.'),
-    safe_mode: z.boolean().default(true).describe('Ask before commands the bash policy denies with `hitl`; false runs them without asking.'),
+    maxIterations: alias(z.int().min(1).max(1_000).default(50).describe('Model requests before the loop gives up with EAGENTRPC_AGENT_MAX_ITERATIONS.'), 'max_iterations'),
+    safeMode: alias(z.boolean().default(true).describe('Ask before commands the bash policy denies with `hitl`; false runs them without asking.'), 'safe_mode'),
   })
-  .default({ max_iterations: 50, safe_mode: true })
+  .default({ maxIterations: 50, safeMode: true })
   .describe('The model agent; every field has a default.');
 export type AgentBlockConfig = z.infer<typeof agentBlockSchema>;
 
@@ -42,7 +43,7 @@ export type AgentMessageConfig = z.infer<typeof agentMessageSchema>;
 
 /**
  * agent.yaml `handlers.<capability>` with `type: agent`: the capability is run by a model in
- * a tool loop. Keys are snake_case as the design documents write them (docs/agents.md).
+ * a tool loop (docs/agents.md). The design documents' snake_case names are aliases.
  */
 export const agentHandlerSchema = z.strictObject({
   type: z.literal('agent').describe('A model agent: the capability is answered by a model in a tool loop (docs/agents.md).'),

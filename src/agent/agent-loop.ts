@@ -51,7 +51,7 @@ export interface AgentLoopResult {
 /**
  * The tool loop: ask the model; run the tools it calls, in order, feeding their (masked)
  * results back; repeat until it answers without calling a tool. Ends with a typed error at
- * max_iterations (the partial transcript in details), when the flow's budget is spent, or
+ * maxIterations (the partial transcript in details), when the flow's budget is spent, or
  * when the signal aborts (deadline, cancel) — whatever tool is running is stopped by the
  * same signal. Failures are never retriable: tools may have acted, so running the loop
  * again is the caller's decision, not a redelivery's.
@@ -103,7 +103,7 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
       add({ role: 'tool', toolCallId: call.id, name: call.name, content: result.output, ...(result.isError ? { isError: true } : {}) });
     }
   }
-  throw fail(new RpcError('EAGENTRPC_AGENT_MAX_ITERATIONS', `no final answer after ${options.maxIterations} model requests (max_iterations)`, { details: { maxIterations: options.maxIterations } }), options.maxIterations);
+  throw fail(new RpcError('EAGENTRPC_AGENT_MAX_ITERATIONS', `no final answer after ${options.maxIterations} model requests (maxIterations)`, { details: { maxIterations: options.maxIterations } }), options.maxIterations);
 }
 
 /** Counts the request's tokens and cost, and returns the cost in USD. */

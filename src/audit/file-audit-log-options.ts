@@ -15,6 +15,12 @@ export interface FileAuditLogOptions {
    * so a power loss (not a process crash) may lose seconds of records.
    */
   readonly fsync?: AuditFsyncPolicy;
+  /**
+   * The longest the head file lags behind the durable records while nobody waits on
+   * `flush()` (ms, default 1,000): it moves on at once for a flush, otherwise at most this
+   * often while appends stream in, and this long after they stop.
+   */
+  readonly headEveryMs?: number;
   readonly clock?: Clock;
   /** Told about a write failure, once, when it happens; and (info) of segments retention removed. */
   readonly logger?: Logger;
@@ -44,6 +50,7 @@ export function checkFileAuditLogOptions(options: FileAuditLogOptions): AuditFsy
   const fsync = options.fsync ?? 'batch';
   if (!AUDIT_FSYNC_POLICIES.includes(fsync)) throw new TypeError(`FileAuditLog.open: options.fsync must be one of ${AUDIT_FSYNC_POLICIES.join(', ')}`);
   if (options.clock !== undefined && typeof options.clock?.now !== 'function') throw new TypeError('FileAuditLog.open: options.clock must have now()');
+  if (options.headEveryMs !== undefined) positiveInteger(options.headEveryMs, 'FileAuditLog.open: options.headEveryMs');
   checkBounds(options.rotate, 'rotate');
   checkBounds(options.retain, 'retain');
   if (options.exclude !== undefined && (!Array.isArray(options.exclude) || !options.exclude.every((e) => typeof e === 'string' && e.length > 0))) {

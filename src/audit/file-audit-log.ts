@@ -11,6 +11,9 @@ import { planAuditRetention, type AuditRetention, type AuditRotation } from './a
 import { readFirstLine, writeLines } from './jsonl-lines.js';
 import { checkFileAuditLogOptions, type AuditFsyncPolicy, type FileAuditLogOptions } from './file-audit-log-options.js';
 
+/** The longest the head file lags behind the durable records while nobody waits on a flush (default of `headEveryMs`). */
+const HEAD_EVERY_MS = 1_000;
+
 interface Waiter {
   readonly seq: number;
   readonly resolve: () => void;
@@ -23,8 +26,12 @@ interface Waiter {
  * `append` never waits and never touches the disk: the record is chained at once (file
  * order is append order) and queued. A single writer drains the queue in batches — group
  * commit: everything queued while one batch is on its way to disk becomes the next batch,
- * written with one write and (fsync 'batch') one fdatasync. Then the head file is
- * replaced atomically, and `flush()` callers waiting for those records are released.
+ * written with one write and (fsync 'batch') one fdatasync. The head file, replaced
+ * atomically (write, sync, rename: three more system calls and a second sync), moves on at
+ * once when a `flush()` caller waits and otherwise at most once every `headEveryMs`: under
+ * a steady stream of appends it was as costly as the batches themselves, and a head that
+ * lags is what a crash can leave anyway (verify accepts it; it never runs ahead of synced
+ * records).
  *
  * A crash loses only records not yet flushed: the batch in flight and what is queued. A
  * crash in the middle of a write leaves a cut last line, which `open` refuses to chain
@@ -38,9 +45,16 @@ export class FileAuditLog implements AuditLog {
   private writing: Promise<void> | undefined;
   private failure: Error | undefined;
   private closing = false;
-  /** seq of the last record appended, and of the last one durable with its head file. */
+  /** seq of the last record appended, of the last one durable, and of the one the head file names. */
   private appendedSeq: number;
   private durableSeq: number;
+  private headSeq: number;
+  /** The hash of the last durable record: what the head file names next. */
+  private durableHash: string;
+  /** When the head file last moved on (clock ms), and the timer that moves it after appends stop. */
+  private headWrittenAt = 0;
+  private headTimer: NodeJS.Timeout | undefined;
+  private headEveryMs = HEAD_EVERY_MS;
   /** Segments retention removes once the `audit_retention` record saying so is durable. */
   private pendingRemoval: { readonly files: readonly string[]; readonly afterSeq: number } | undefined;
   private exclude: ReadonlySet<string> | undefined;
@@ -68,6 +82,8 @@ export class FileAuditLog implements AuditLog {
   ) {
     this.appendedSeq = nextSeq - 1;
     this.durableSeq = nextSeq - 1;
+    this.headSeq = nextSeq - 1;
+    this.durableHash = lastHash;
     this.segmentFirstSeq = nextSeq;
     this.written = size;
   }
@@ -76,6 +92,7 @@ export class FileAuditLog implements AuditLog {
     this.exclude = options.exclude && options.exclude.length > 0 ? new Set(options.exclude) : undefined;
     this.rotate = options.rotate;
     this.retain = options.retain;
+    this.headEveryMs = options.headEveryMs ?? HEAD_EVERY_MS;
     if (first !== undefined) {
       this.segmentFirstSeq = first.seq;
       this.segmentStartedAt = first.at;
@@ -132,9 +149,12 @@ export class FileAuditLog implements AuditLog {
   flush(): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
     const seq = this.appendedSeq;
-    if (seq <= this.durableSeq) return Promise.resolve();
+    if (seq <= this.headSeq) return Promise.resolve();
     // Waits for its own records only, so a steady stream of appends cannot starve it.
-    return new Promise((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
+    const waiting = new Promise<void>((resolve, reject) => this.waiters.push({ seq, resolve, reject }));
+    // Its records may be durable already, with the head lagging: a drain moves the head.
+    this.writing ??= this.drain();
+    return waiting;
   }
 
   /** Flushes, then closes the file; rejects with a write failure, the file closed all the same. */
@@ -145,6 +165,7 @@ export class FileAuditLog implements AuditLog {
       await this.flush();
     } finally {
       await this.writing;
+      clearTimeout(this.headTimer);
       await this.file.close();
     }
   }
@@ -153,27 +174,10 @@ export class FileAuditLog implements AuditLog {
     // Appends made in the same turn as the first one join its batch.
     await Promise.resolve();
     try {
-      while (this.queue.length > 0 && !this.failure) {
-        const batch = this.queue;
-        this.queue = [];
-        // Taken now: appends made while this batch is written belong to the next one.
-        const head: AuditHead = { seq: this.appendedSeq, hash: this.lastHash };
-        // The queue holds the records after the last durable one, in seq order.
-        const firstSeq = this.durableSeq + 1;
-        let from = 0;
-        while (from < batch.length) {
-          if (this.rotationDue()) await this.rotateSegment(firstSeq + from);
-          const to = this.pieceEnd(batch, from);
-          this.written += await writeLines(this.file, batch.slice(from, to), this.path);
-          from = to;
-          // A segment is synced before it is closed; the last piece is synced below.
-          if (from < batch.length && this.fsync === 'batch' && this.rotationDue()) await this.file.datasync();
-        }
-        if (this.fsync === 'batch') await this.file.datasync();
-        await this.writeHead(head);
-        this.size = this.written;
-        this.durableSeq = head.seq;
-        this.release(head.seq);
+      while (!this.failure) {
+        if (this.queue.length > 0) await this.writeBatch();
+        else if (this.waiters.length === 0 || this.headSeq === this.durableSeq) break;
+        if (this.headSeq < this.durableSeq && (this.waiters.length > 0 || this.clock.now() - this.headWrittenAt >= this.headEveryMs)) await this.moveHead();
         const removal = this.pendingRemoval;
         if (removal !== undefined && this.durableSeq >= removal.afterSeq) await this.removeSegments(removal.files);
         if (this.retentionDue && this.pendingRemoval === undefined) await this.planRetention();
@@ -183,6 +187,52 @@ export class FileAuditLog implements AuditLog {
     } finally {
       this.writing = undefined;
     }
+    if (!this.failure && this.headSeq < this.durableSeq) this.headTimer ??= setTimeout(() => this.headLater(), this.headEveryMs).unref();
+  }
+
+  /** The records queued, written (and synced under 'batch') as one batch. */
+  private async writeBatch(): Promise<void> {
+    const batch = this.queue;
+    this.queue = [];
+    // Taken now: appends made while this batch is written belong to the next one.
+    const seq = this.appendedSeq;
+    const hash = this.lastHash;
+    // The queue holds the records after the last durable one, in seq order.
+    const firstSeq = this.durableSeq + 1;
+    let from = 0;
+    while (from < batch.length) {
+      if (this.rotationDue()) await this.rotateSegment(firstSeq + from);
+      const to = this.pieceEnd(batch, from);
+      this.written += await writeLines(this.file, batch.slice(from, to), this.path);
+      from = to;
+      // A segment is synced before it is closed; the last piece is synced below.
+      if (from < batch.length && this.fsync === 'batch' && this.rotationDue()) await this.file.datasync();
+    }
+    if (this.fsync === 'batch') await this.file.datasync();
+    this.size = this.written;
+    this.durableSeq = seq;
+    this.durableHash = hash;
+  }
+
+  /** The head file names the last durable record; flush() callers waiting for it are released. */
+  private async moveHead(): Promise<void> {
+    const head: AuditHead = { seq: this.durableSeq, hash: this.durableHash };
+    await this.writeHead(head);
+    this.headSeq = head.seq;
+    this.headWrittenAt = this.clock.now();
+    this.release(head.seq);
+  }
+
+  /** Appends stopped with the head behind: it moves on now, unless a drain is on its way (it will). */
+  private headLater(): void {
+    this.headTimer = undefined;
+    if (this.failure || this.closing || this.headSeq === this.durableSeq) return;
+    if (this.writing) return;
+    this.writing = this.moveHead()
+      .catch((error: unknown) => this.fail(error))
+      .finally(() => {
+        this.writing = undefined;
+      });
   }
 
   /** Where the lines written from `from` on stop: where the file reaches rotate.maxBytes (one line at least). */

@@ -20,8 +20,8 @@ export interface JwtVerifyOptions {
   readonly jwksUri?: string;
   /** Default 300,000 ms. */
   readonly jwksCacheMs?: number;
-  /** Default 60 s on exp, nbf and iat. */
-  readonly clockSkewSeconds?: number;
+  /** Tolerance on exp, nbf and iat, in milliseconds. Default 60,000. */
+  readonly clockSkewMs?: number;
   readonly clock?: Clock;
 }
 
@@ -29,6 +29,7 @@ export class JwtVerifier {
   private readonly keys: JwksSource;
   private readonly scopes: readonly string[];
   private readonly clock: Clock;
+  /** In seconds, as JWT times are. */
   private readonly skew: number;
 
   constructor(private readonly options: JwtVerifyOptions) {
@@ -38,7 +39,7 @@ export class JwtVerifier {
     this.keys = new JwksSource({ issuer: options.issuer, jwksUri: options.jwksUri, cacheMs: options.jwksCacheMs });
     this.scopes = options.scopes ?? [];
     this.clock = options.clock ?? systemClock;
-    this.skew = options.clockSkewSeconds ?? 60;
+    this.skew = (options.clockSkewMs ?? 60_000) / 1_000;
   }
 
   async verify(token: string): Promise<AuthVerdict> {

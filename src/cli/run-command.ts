@@ -6,7 +6,7 @@ import type { ResponsePayload } from '../rpc/index.js';
 import { buildAgent, remoteNodesOf } from '../runtime/index.js';
 import { maskingResolver, createSecretResolver, SecretMasker } from '../secrets/index.js';
 import { formatReplyTo } from '../transport.js';
-import { PARAM_NAME_RE, type WorkflowRunRecord, type WorkflowEvent } from '../workflow/index.js';
+import { PARAM_NAME_RE, MAX_STEP_TIMEOUT_MS, type WorkflowRunRecord, type WorkflowEvent } from '../workflow/index.js';
 import { parseCommandArgs } from './args.js';
 import { configDir } from './cli-node.js';
 import { EXIT, UsageError, type CliCommand, type CommandIo } from './command.js';
@@ -15,8 +15,8 @@ import { RunProgress } from './run-progress.js';
 
 /** Who the run's request comes from: the operator at this command, not a peer. */
 const RUN_CALLER = 'agent://agent-rpc-run';
-/** The longest a step may take (timeout_sec's maximum): the run's request must not expire before its steps. */
-const RUN_DEADLINE_MS = 604_800_000;
+/** The longest a step may take: the run's request must not expire before its steps. */
+const RUN_DEADLINE_MS = MAX_STEP_TIMEOUT_MS;
 
 export const runCommand: CliCommand = {
   path: ['run'],

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { toolPolicySchema, agentHandlerSchema, modelsConfigSchema } from '../agent/index.js';
 import { ROLES } from '../auth/index.js';
 import { tracingConfigSchema } from './tracing-config.js';
-import { alias } from '../yaml/index.js';
+import { alias, seconds } from '../yaml/index.js';
 import { receiverAuthSchema } from './auth-config.js';
 import { inboxLimitFields } from './inbox-fields.js';
 import { flowsConfigSchema } from './flows-config.js';
@@ -45,7 +45,10 @@ export const agentFileSchema = z.strictObject({
       bash: z
         .strictObject({
           env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')).default([]).describe('Variables bash keeps although named like secrets (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*PASSWORD*`); every other such variable is removed.'),
-          timeoutSec: z.int().min(1).max(3_600).default(120).describe('Default limit of one command; the model may ask for less or more (at most 3,600).'),
+          timeoutMs: alias(
+            z.int().min(1_000).max(3_600_000).default(120_000).describe('Default limit of one command, in milliseconds; the model may ask for less or more (at most an hour).'),
+            seconds('timeoutSec'),
+          ),
         })
         .optional()
         .describe('The bash tool of model agents.'),

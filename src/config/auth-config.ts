@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { alias, seconds } from '../yaml/index.js';
 
 /**
  * The `auth` blocks of the config files. A peer's block (rpc-peers.yaml) says how this
@@ -15,7 +16,7 @@ const jwtVerification = {
   jwksUri: url.optional().describe("Pinned key set URL. Default: `jwks_uri` of the issuer's discovery document."),
   scopes: requiredScopes,
   jwksCacheMs: z.number().int().min(0).optional().describe('How long fetched keys are trusted without refetching. Default 300,000.'),
-  clockSkewSeconds: z.number().int().min(0).max(600).optional().describe('Tolerance on `exp`, `nbf` and `iat`. Default 60.'),
+  clockSkewMs: alias(z.int().min(0).max(600_000).optional().describe('Tolerance on `exp`, `nbf` and `iat`, in milliseconds (at most 10 minutes). Default 60,000.'), seconds('clockSkewSeconds')),
 };
 const hmac = {
   keysRef: z.string().min(1).describe('A secret reference to the key ring: JSON `{"keys": {"<keyId>": "base64:..."}}`.'),

@@ -41,8 +41,8 @@ export interface ModelAgentsContext {
   readonly remoteNodes?: RemoteNodeResolver;
 }
 
-// Allowing everything and asking about nothing: a handler without bash_policy trusts the policy's defaults.
-const OPEN_POLICY: BashPolicy = { default_behavior: 'allow', deny_behavior: 'hitl', rules: [] };
+// Allowing everything and asking about nothing: a handler without bashPolicy trusts the policy's defaults.
+const OPEN_POLICY: BashPolicy = { defaultBehavior: 'allow', denyBehavior: 'hitl', rules: [] };
 
 /** The handlers of agent.yaml's `type: agent` entries, each with its model client and tool set. */
 export async function modelAgentHandlers(agents: ModelAgents): Promise<Map<string, Handler>> {
@@ -87,7 +87,7 @@ export class ModelAgents {
     return {
       agentUri: context.node.uri,
       capability,
-      spec: { ...(block.prompt ? { prompt: block.prompt } : {}), maxIterations: block.max_iterations, memory: block.memory?.enabled ?? false, messages },
+      spec: { ...(block.prompt ? { prompt: block.prompt } : {}), maxIterations: block.maxIterations, memory: block.memory?.enabled ?? false, messages },
       model: await this.#clients.get(model.id)!,
       pricing: model.pricing,
       dataDir: dataDirOf(context.config),
@@ -127,10 +127,10 @@ function toolsetOf(context: ModelAgentsContext, block: AgentBlockConfig, catalog
     if (selection.has('bash')) {
       tools.push(
         bashTool({
-          policy: block.tools?.bash_policy ?? OPEN_POLICY,
-          safeMode: block.safe_mode,
+          policy: block.tools?.bashPolicy ?? OPEN_POLICY,
+          safeMode: block.safeMode,
           env: scrubbedEnv(context.env, { allow: bashSettings?.env ?? [], secretValues: context.masker.values }),
-          timeoutMs: (bashSettings?.timeoutSec ?? 120) * 1_000,
+          timeoutMs: bashSettings?.timeoutMs ?? 120_000,
           onDecision: (decision, line) => {
             for (const part of decision.decisions) context.metrics.policyDecision?.(part.action, part.rule ?? 'default');
             logger.info({ correlationId: ctx.correlationId, command: context.masker.mask(line), action: decision.action, reason: decision.reason, decisions: decision.decisions }, `bash policy: ${decision.action} (${decision.reason})`);

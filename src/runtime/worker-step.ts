@@ -22,7 +22,7 @@ export interface WorkerStepOptions {
 
 /**
  * Worker steps through the remote execution protocol (docs/remote-execution.md). The
- * worker's agent (`agent_id`, default the same id as here) continues the conversation: the
+ * worker's agent (`agentId`, default the same id as here) continues the conversation: the
  * context carries the dependencies' messages and the step's own, the input is `{message}`,
  * the step's last user message. The worker's usage is reported in `ctx`, so it rolls up
  * into the step, the run record and the caller's usage like a local step's.
@@ -49,10 +49,10 @@ export function workerStepRunner(options: WorkerStepOptions): WorkerStepRunner {
       usage: [],
     };
     const before = context.messages.length;
-    const timeoutMs = step.timeout_sec === undefined ? undefined : step.timeout_sec * 1_000;
+    const timeoutMs = step.timeoutMs;
     // A step allowed longer than one HTTP exchange is run asynchronously and bounded by its own timeout.
     const async = timeoutMs !== undefined && timeoutMs > node.timeoutMs;
-    const agent = new HttpRemoteAgent(async ? { ...node, timeoutMs } : node, step.agent_id ?? options.agentId);
+    const agent = new HttpRemoteAgent(async ? { ...node, timeoutMs } : node, step.agentId ?? options.agentId);
     try {
       const result = await agent.execute(options.agentId, context, { message: own[last]!.content }, { signal: ctx.signal, async, ...(step.capability ? { capability: step.capability } : {}) });
       return { output: outputText(result), messages: context.messages.slice(before).map(modelMessageOf) };

@@ -64,7 +64,7 @@ export function workflowHandler(options: WorkflowHandlerOptions): Handler {
     const runOneStep = (step: Parameters<RunStep>[0], context: Parameters<RunStep>[1], stepCtx: HandlerContext, usage: { total: Usage }): ReturnType<RunStep> => {
       if (step.type === 'call') {
         return stepCtx
-          .requestAgent({ to: step.to, capability: step.capability, payload: step.payload, ...(step.timeout_sec === undefined ? {} : { timeoutMs: Math.min(step.timeout_sec * 1_000, MAX_TIMEOUT_MS) }) })
+          .requestAgent({ to: step.to, capability: step.capability, payload: step.payload, ...(step.timeoutMs === undefined ? {} : { timeoutMs: Math.min(step.timeoutMs, MAX_TIMEOUT_MS) }) })
           .then((result) => {
             if (result.status !== 'ok') throw result.error ?? new RpcError('EAGENTRPC_HANDLER_FAILED', `${step.to}/${step.capability} answered ${result.status}`);
             return { output: result.response ?? null, usage: usage.total };

@@ -49,7 +49,7 @@ export function checkWorkflow(workflow: Workflow, options: WorkflowCheckOptions 
   for (const [i, step] of steps.entries()) {
     if (step.type !== 'agent' || step.worker !== undefined) continue;
     // Both name something on a worker: without one they would be silently ignored.
-    for (const field of ['agent_id', 'capability'] as const) {
+    for (const field of ['agentId', 'capability'] as const) {
       if (step[field] !== undefined) return { path: ['steps', i, field], problem: `${field} names what a worker runs: only a step with worker has one` };
     }
   }

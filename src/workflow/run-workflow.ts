@@ -145,13 +145,13 @@ export async function runWorkflow(workflow: Workflow, options: RunWorkflowOption
     state.controller = controller;
     state.started = now();
     emit({ type: 'step-started', runId, step: { name: step.name, type: step.type, startedAt: iso(state.started) } });
-    if (step.timeout_sec !== undefined) {
-      const timeoutSec = step.timeout_sec;
+    if (step.timeoutMs !== undefined) {
+      const timeoutMs = step.timeoutMs;
       state.timer = setTimeout(() => {
-        const error = new RpcError('EAGENTRPC_WORKFLOW_STEP_TIMEOUT', `step ${step.name} did not finish within ${timeoutSec} s`, { details: { step: step.name, timeoutSec } });
+        const error = new RpcError('EAGENTRPC_WORKFLOW_STEP_TIMEOUT', `step ${step.name} did not finish within ${timeoutMs} ms`, { details: { step: step.name, timeoutMs } });
         controller.abort(error);
         fail(state, error);
-      }, timeoutSec * 1_000);
+      }, timeoutMs);
     }
     let resolved: WorkflowStep;
     try {

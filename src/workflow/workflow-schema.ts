@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { agentBlockSchema, agentMessageSchema } from '../agent/index.js';
+import { alias, seconds } from '../yaml/index.js';
 import { AGENT_URI_RE, CAPABILITY_RE } from '../envelope/index.js';
 import { OUTPUT_NAME_RE, PARAM_NAME_RE } from './substitute.js';
 
@@ -8,15 +9,18 @@ export const WORKFLOW_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 const nameSchema = z.string().regex(WORKFLOW_NAME_RE, 'must be [A-Za-z0-9][A-Za-z0-9._-]{0,127}');
 
-/** A week: long enough for any step, short enough to catch a unit mistake (milliseconds written as seconds). */
-const MAX_TIMEOUT_SEC = 604_800;
+/** A week: long enough for any step, short enough to catch a unit mistake (seconds written as milliseconds). */
+export const MAX_STEP_TIMEOUT_MS = 604_800_000;
 
 /** Fields every step has, whatever its type. */
 const stepFields = {
   name: nameSchema.describe('The step, unique in the workflow; `depends` names steps by it.'),
   depends: z.array(nameSchema).optional().describe('Steps that must succeed before this one starts.'),
   output: z.string().regex(OUTPUT_NAME_RE, 'must be an upper-case variable name: [A-Z_][A-Z0-9_]*').optional().describe('The variable that holds the step\'s output, for the steps that depend on it.'),
-  timeout_sec: z.number().positive().max(MAX_TIMEOUT_SEC).optional().describe('Seconds before the step is aborted with EAGENTRPC_WORKFLOW_STEP_TIMEOUT.'),
+  timeoutMs: alias(
+    z.int().min(1).max(MAX_STEP_TIMEOUT_MS, 'must be at most a week (604,800,000 ms)').optional().describe('Milliseconds before the step is aborted with EAGENTRPC_WORKFLOW_STEP_TIMEOUT (at most a week).'),
+    seconds('timeout_sec'),
+  ),
 };
 
 /** A model agent, configured as an agent.yaml `type: agent` handler is (docs/agents.md). */
@@ -24,7 +28,7 @@ export const agentStepSchema = z.strictObject({
   ...stepFields,
   type: z.literal('agent').describe('A model agent in a tool loop.'),
   worker: nameSchema.optional().describe('A remote worker that runs the step; here when omitted.'),
-  agent_id: nameSchema.optional().describe('With `worker`: the worker\'s agent that runs the step; default this agent\'s own id.'),
+  agentId: alias(nameSchema.optional().describe('With `worker`: the worker\'s agent that runs the step; default this agent\'s own id.'), 'agent_id'),
   capability: z.string().regex(CAPABILITY_RE, 'must be a capability name').optional().describe('With `worker`: the capability called on the worker\'s agent (it takes `{message}`); default its `session.capability`.'),
   agent: agentBlockSchema,
   messages: z
@@ -49,7 +53,7 @@ export type CallStep = z.infer<typeof callStepSchema>;
 export const workflowStepSchema = z.discriminatedUnion('type', [agentStepSchema, callStepSchema]);
 export type WorkflowStep = z.infer<typeof workflowStepSchema>;
 
-/** workflow.yaml, version 1 (docs/workflows.md). */
+/** workflow.yaml, version 1 (docs/workflows.md); the design documents' snake_case names (`timeout_sec` in seconds) are aliases. */
 export const workflowSchema = z.strictObject({
   version: z.literal(1).describe('The file format version.'),
   name: nameSchema.describe('The workflow; run records are kept under `runs/<name>/`.'),

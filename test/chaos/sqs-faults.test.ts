@@ -10,7 +10,7 @@ describe('chaos - SQS (ElasticMQ) faults', () => {
   const broker = chaosBroker(startElasticMqServer, 120_000);
   const { start } = broker;
   // A short visibility timeout: what a dead consumer held comes back within seconds.
-  const transport = (queuePrefix: string): TransportSpec => ({ kind: 'sqs', endpoint: broker.server.endpoint, queuePrefix, visibilityTimeoutSeconds: 3 });
+  const transport = (queuePrefix: string): TransportSpec => ({ kind: 'sqs', endpoint: broker.server.endpoint, queuePrefix, visibilityTimeoutMs: 3_000 });
 
   it('chaos - broker killed (-9) during load: every call ends typed, calls succeed after restart, no process crashes', async () => {
     const [alpha, beta] = await Promise.all([

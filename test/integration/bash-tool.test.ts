@@ -11,7 +11,7 @@ import { RecordedAudit } from '../support/recorded-audit.js';
 
 const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: tmpdir(), LANG: 'C.UTF-8' };
 const hitl = bashPolicySchema.parse({ rules: [{ name: 'destructive', pattern: '^rm\\b', action: 'deny' }] });
-const block = bashPolicySchema.parse({ deny_behavior: 'block', rules: [{ name: 'destructive', pattern: '^rm\\b', action: 'deny' }] });
+const block = bashPolicySchema.parse({ denyBehavior: 'block', rules: [{ name: 'destructive', pattern: '^rm\\b', action: 'deny' }] });
 
 interface Harness {
   readonly context: ToolContext;

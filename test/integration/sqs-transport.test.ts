@@ -42,7 +42,8 @@ describe('sqs - transport', () => {
   });
 
   it('sqs - bad options throw naming the field; nothing listening is EAGENTRPC_CONNECT_FAILED', async () => {
-    expect(() => sqsTransport({ endpoint: sqs.endpoint, waitTimeSeconds: 21 })).toThrow(/waitTimeSeconds/);
+    expect(() => sqsTransport({ endpoint: sqs.endpoint, waitTimeMs: 21_000 })).toThrow(/waitTimeMs/);
+    expect(() => sqsTransport({ endpoint: sqs.endpoint, visibilityTimeoutMs: 1_500 })).toThrow(/visibilityTimeoutMs must be whole seconds/);
     expect(() => sqsTransport({ endpoint: sqs.endpoint, queuePrefix: 'a.b' })).toThrow(/queuePrefix/);
     expect(() => sqsTransport({ endpoint: 'queue.example' })).toThrow(/endpoint/);
     const nowhere = sqsTransport({ endpoint: 'http://127.0.0.1:1', region: 'elasticmq', credentials: ELASTICMQ_CREDENTIALS });
@@ -52,7 +53,7 @@ describe('sqs - transport', () => {
 
   it('sqs - a delivery left unsettled comes back after the visibility timeout, its receive count as the attempt', async () => {
     const t = topic();
-    const transport = await open({ visibilityTimeoutSeconds: 1 });
+    const transport = await open({ visibilityTimeoutMs: 1_000 });
     const got = new Collector();
     await transport.subscribe(t, got.handler, { group: 'g' });
     await transport.publish(t, { body: bytes('slow') });
@@ -112,7 +113,7 @@ describe('sqs - transport', () => {
 
 describe('sqs - inbox end to end', () => {
   const sqsNode = (id: string, limits: { retryDelayMs?: number; maxDeliveryAttempts?: number }, metrics = {}): AgentNode => {
-    const transport = sqsTransport({ endpoint: sqs.endpoint, region: 'elasticmq', credentials: ELASTICMQ_CREDENTIALS, queuePrefix: sqs.queuePrefix, waitTimeSeconds: 1, visibilityTimeoutSeconds: 1, maxReceiveCount: 2 });
+    const transport = sqsTransport({ endpoint: sqs.endpoint, region: 'elasticmq', credentials: ELASTICMQ_CREDENTIALS, queuePrefix: sqs.queuePrefix, waitTimeMs: 1_000, visibilityTimeoutMs: 1_000, maxReceiveCount: 2 });
     return new AgentNode({ id, transports: [transport], peers: new PeerTable([{ id: id.replace(/^caller-/, ''), routes: [{ kind: 'sqs' }] }]), limits, metrics });
   };
 

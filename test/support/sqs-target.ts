@@ -20,7 +20,7 @@ export interface RunSqs {
 export async function runSqs(): Promise<RunSqs> {
   const { endpoint } = await runBroker('sqs');
   const queuePrefix = `${runScope()}-`;
-  const base = { endpoint, region: 'elasticmq', credentials: ELASTICMQ_CREDENTIALS, queuePrefix, waitTimeSeconds: 1 };
+  const base = { endpoint, region: 'elasticmq', credentials: ELASTICMQ_CREDENTIALS, queuePrefix, waitTimeMs: 1_000 };
   return {
     endpoint,
     queuePrefix,

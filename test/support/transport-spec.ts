@@ -6,7 +6,7 @@ export type TransportSpec =
   | { readonly kind: 'nats'; readonly servers: string; readonly subjectPrefix?: string; readonly durable?: boolean | { readonly ackWaitMs?: number; readonly maxDeliver?: number } }
   | { readonly kind: 'kafka'; readonly brokers: readonly string[] }
   | { readonly kind: 'mqtt'; readonly url: string; readonly topicPrefix?: string }
-  | { readonly kind: 'sqs'; readonly endpoint: string; readonly queuePrefix: string; readonly visibilityTimeoutSeconds?: number }
+  | { readonly kind: 'sqs'; readonly endpoint: string; readonly queuePrefix: string; readonly visibilityTimeoutMs?: number }
   | { readonly kind: 'amqp'; readonly url: string; readonly prefix?: string };
 
 export async function createTransport(spec: TransportSpec, clientId: string, logger?: Logger): Promise<RpcTransport> {
@@ -21,7 +21,7 @@ export async function createTransport(spec: TransportSpec, clientId: string, log
   }
   if (spec.kind === 'sqs') {
     const { sqsTransport } = await import('../../transports/sqs/index.js');
-    return sqsTransport({ endpoint: spec.endpoint, region: 'elasticmq', credentials: { accessKeyId: 'agent-rpc', secretAccessKey: 'agent-rpc' }, queuePrefix: spec.queuePrefix, waitTimeSeconds: 1, visibilityTimeoutSeconds: spec.visibilityTimeoutSeconds });
+    return sqsTransport({ endpoint: spec.endpoint, region: 'elasticmq', credentials: { accessKeyId: 'agent-rpc', secretAccessKey: 'agent-rpc' }, queuePrefix: spec.queuePrefix, waitTimeMs: 1_000, visibilityTimeoutMs: spec.visibilityTimeoutMs });
   }
   if (spec.kind === 'amqp') {
     const { amqpTransport } = await import('../../transports/amqp/index.js');

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileAuditLog, GENESIS_HASH, iterateAuditLog, readAuditLog, verifyAuditLog, type AuditRecord } from '../../src/audit/index.js';
 import type { Logger } from '../../src/logger.js';
+import { until } from '../../src/testing/wait.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'audit-log-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -96,6 +97,49 @@ describe('audit log - records and chain', () => {
 });
 
 describe('audit log - flush and durability', () => {
+  it('audit log - while appends stream in, the head file lags until a flush or until headEveryMs has passed', async () => {
+    const path = freshPath();
+    let now = 1_000_000;
+    const log = await FileAuditLog.open({ path, clock: { now: () => now }, headEveryMs: 60_000 });
+    log.append(entry(0));
+    await log.flush();
+    expect(head(path)).toMatchObject({ seq: 0 });
+    for (let i = 1; i <= 5; i++) log.append(entry(i));
+    // Written and synced, but no minute has passed on the log's clock: the head still names seq 0.
+    await until(() => lines(path).length === 6);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(head(path)).toMatchObject({ seq: 0 });
+    // The next batch after the interval moves it to the last durable record.
+    now += 60_000;
+    log.append(entry(6));
+    await until(() => (head(path) as { seq: number }).seq === 6);
+    await expect(verifyAuditLog(path)).resolves.toMatchObject({ ok: true });
+    await log.close();
+  });
+
+  it('audit log - after appends stop, the head catches up within headEveryMs without a flush', async () => {
+    const path = freshPath();
+    const log = await FileAuditLog.open({ path, headEveryMs: 20 });
+    for (let i = 0; i < 3; i++) log.append(entry(i));
+    await until(() => existsSync(`${path}.head`) && (head(path) as { seq: number }).seq === 2);
+    for (let i = 3; i < 10; i++) log.append(entry(i));
+    await until(() => (head(path) as { seq: number }).seq === 9);
+    expect(head(path)).toEqual({ seq: 9, hash: records(path)[9]!.hash });
+    await log.close();
+  });
+
+  it('audit log - a flush moves a lagging head at once', async () => {
+    const path = freshPath();
+    const log = await FileAuditLog.open({ path, clock: { now: () => 5 }, headEveryMs: 60_000 });
+    log.append(entry(0));
+    await log.flush();
+    log.append(entry(1));
+    await until(() => lines(path).length === 2);
+    await log.flush();
+    expect(head(path)).toEqual({ seq: 1, hash: records(path)[1]!.hash });
+    await log.close();
+  });
+
   it('audit log - flush resolves once every earlier append is in the file and named by the head file', async () => {
     const path = freshPath();
     const log = await FileAuditLog.open({ path });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { alias } from '../../src/yaml/aliases.js';
+import { alias, seconds } from '../../src/yaml/aliases.js';
 import { agentFileSchema } from '../../src/config/agent-file.js';
 import { ConfigError } from '../../src/yaml/config-error.js';
 import { parseYaml } from '../../src/yaml/load-yaml.js';
@@ -73,5 +73,60 @@ describe('config - aliases', () => {
     expect(parseYaml('f.yaml', text, schema, { env: {} }).value).toEqual({ items: [{ maxCount: 1 }, { maxCount: 2 }], byName: { x: { keyRef: '${env:NOT_EXPANDED}' } }, auth: { kind: 'b', bField: 3 } });
     // An alias of another variant is not one of this variant's: an unknown field.
     expect(() => parseYaml('f.yaml', text.replace('b_field', 'a_field'), schema)).toThrow(ConfigError);
+  });
+
+  it('config - an alias in seconds loads as milliseconds, rounded to whole ones', () => {
+    const schema = z.strictObject({ waitMs: alias(z.int().min(1).optional(), 'wait_ms', seconds('wait_sec'), seconds('waitSec')) });
+    expect(parseYaml('f.yaml', 'wait_sec: 90\n', schema).value).toEqual({ waitMs: 90_000 });
+    expect(parseYaml('f.yaml', 'waitSec: 0.07\n', schema).value).toEqual({ waitMs: 70 });
+    expect(parseYaml('f.yaml', 'wait_ms: 90\n', schema).value).toEqual({ waitMs: 90 });
+    // Not a number: left to the field's schema, which names the field.
+    expect(() => parseYaml('f.yaml', 'wait_sec: soon\n', schema)).toThrow(/f\.yaml:1: waitMs: /);
+  });
+
+  it('config - two aliases of one field are refused like an alias beside the field', () => {
+    const schema = z.strictObject({ waitMs: alias(z.int().optional(), 'wait_ms', seconds('wait_sec')) });
+    expect(() => parseYaml('f.yaml', 'wait_ms: 1\nwait_sec: 2\n', schema)).toThrow(/f\.yaml:2: wait_sec: is an alias of waitMs, which is also given: keep one/);
+  });
+
+  it('config - a model agent written as RFC 014 writes it (snake_case agent block) loads as the camelCase fields', () => {
+    const text = `version: 1
+agent: { id: a }
+handlers:
+  module: ./handler.js
+  triage:
+    type: agent
+    agent:
+      max_iterations: 12
+      safe_mode: false
+      tools:
+        bash_policy: { default_behavior: deny, deny_behavior: block, rules: [] }
+    messages: [{ role: user, content: hi }]
+  nightly: { type: workflow, file: nightly.yaml }
+`;
+    const loaded = parseYaml('agent.yaml', text, agentFileSchema);
+    expect(loaded.value.handlers['triage']).toMatchObject({ agent: { maxIterations: 12, safeMode: false, tools: { bashPolicy: { defaultBehavior: 'deny', denyBehavior: 'block', rules: [] } } } });
+    expect(loaded.lineOf(['handlers', 'triage', 'agent', 'maxIterations'])).toBe(8);
+    expect(() => parseYaml('agent.yaml', text.replace('      safe_mode: false', '      safe_mode: false\n      safeMode: true'), agentFileSchema)).toThrow(/agent\.yaml:9: handlers\.triage\.agent\.safe_mode: is an alias of safeMode/);
+  });
+
+  it('config - agent.yaml durations written in seconds become the millisecond fields', () => {
+    const text = `version: 1
+agent: { id: a }
+tools: { bash: { timeoutSec: 30 } }
+rpc: { auth: { required: oidc, issuer: "https://idp.example", audience: a, clockSkewSeconds: 5 } }
+`;
+    const { value } = parseYaml('agent.yaml', text, agentFileSchema);
+    expect(value.tools?.bash?.timeoutMs).toBe(30_000);
+    expect(value.rpc?.auth).toMatchObject({ required: 'oidc', clockSkewMs: 5_000 });
+    expect(() => parseYaml('agent.yaml', text.replace('timeoutSec: 30', 'timeoutSec: 30, timeoutMs: 30000'), agentFileSchema)).toThrow(/tools\.bash\.timeoutSec: is an alias of timeoutMs/);
+  });
+
+  it('config - in a plain union, aliases apply in the object option whose constant fields the mapping has', () => {
+    const schema = z.strictObject({
+      handlers: z.record(z.string(), z.union([z.string(), z.strictObject({ type: z.literal('a'), maxCount: alias(z.int(), 'max_count') }), z.strictObject({ type: z.literal('b'), keyRef: alias(z.string(), 'key_ref') })])),
+    });
+    const text = 'handlers: { one: ./one.js, two: { type: a, max_count: 2 }, three: { type: b, key_ref: x } }\n';
+    expect(parseYaml('f.yaml', text, schema).value).toEqual({ handlers: { one: './one.js', two: { type: 'a', maxCount: 2 }, three: { type: 'b', keyRef: 'x' } } });
   });
 });

@@ -177,14 +177,14 @@ describe('run workflow', () => {
     expect(record.steps[0]).toMatchObject({ status: 'failed', error: { code: 'EAGENTRPC_HANDLER_FAILED', message: 'boom' } });
   });
 
-  it('run workflow - timeout_sec aborts the step with EAGENTRPC_WORKFLOW_STEP_TIMEOUT and fails it', async () => {
-    const workflow = workflowOf(`steps:\n${agentStep('slow', '    timeout_sec: 0.05\n')}${agentStep('after', '    depends: [slow]\n')}`);
+  it('run workflow - timeoutMs aborts the step with EAGENTRPC_WORKFLOW_STEP_TIMEOUT and fails it', async () => {
+    const workflow = workflowOf(`steps:\n${agentStep('slow', '    timeoutMs: 50\n')}${agentStep('after', '    depends: [slow]\n')}`);
     let reason: unknown;
     const record = await runWorkflow(workflow, {
       // A step that ends only when its signal says so.
       runStep: (_step, { signal }) => new Promise((_resolve, reject) => signal.addEventListener('abort', () => { reason = signal.reason; reject(signal.reason); })),
     });
-    expect(reason).toMatchObject({ code: 'EAGENTRPC_WORKFLOW_STEP_TIMEOUT', details: { step: 'slow', timeoutSec: 0.05 } });
+    expect(reason).toMatchObject({ code: 'EAGENTRPC_WORKFLOW_STEP_TIMEOUT', details: { step: 'slow', timeoutMs: 50 } });
     expect(record.steps).toMatchObject([
       { name: 'slow', status: 'failed', error: { code: 'EAGENTRPC_WORKFLOW_STEP_TIMEOUT' } },
       { name: 'after', status: 'skipped', reason: 'dependency slow failed' },
@@ -192,7 +192,7 @@ describe('run workflow', () => {
     expect(record.error?.details).toEqual({ step: 'slow', cause: 'EAGENTRPC_WORKFLOW_STEP_TIMEOUT' });
   });
 
-  it('run workflow - a step that ignores its signal still ends at its timeout', async () => {
+  it('run workflow - a step that ignores its signal still ends at its timeout (timeout_sec, in seconds)', async () => {
     const record = await runWorkflow(workflowOf(`steps:\n${agentStep('deaf', '    timeout_sec: 0.02\n')}`), { runStep: () => new Promise<StepResult>(() => {}) });
     expect(record.steps[0]).toMatchObject({ status: 'failed', error: { code: 'EAGENTRPC_WORKFLOW_STEP_TIMEOUT' } });
   });

@@ -49,7 +49,7 @@ function requestContext(reported: Usage[]): HandlerContext {
 }
 
 const step = (extra: Partial<AgentStep> = {}): AgentStep & { worker: string } =>
-  ({ name: 'fix', type: 'agent', worker: 'build-farm', agent: { max_iterations: 50, safe_mode: true }, messages: [{ role: 'assistant', content: 'Noted.' }, { role: 'user', content: 'Fix it.' }], ...extra }) as AgentStep & { worker: string };
+  ({ name: 'fix', type: 'agent', worker: 'build-farm', agent: { maxIterations: 50, safeMode: true }, messages: [{ role: 'assistant', content: 'Noted.' }, { role: 'user', content: 'Fix it.' }], ...extra }) as AgentStep & { worker: string };
 
 const GIVEN: ModelMessage[] = [
   { role: 'user', content: 'Analyze.' },
@@ -85,7 +85,7 @@ describe('worker step - an agent step on a remote worker', () => {
     const { node } = await workerAnswering((_, res) => json(res, 422, { error: { code: 'EAGENTRPC_AGENT_MAX_ITERATIONS', message: 'gave up' }, updated_context: { messages: [], thoughts: [], usage: [USAGE] } }));
     const reported: Usage[] = [];
     const run = workerStepRunner({ remoteNodes: { list: async () => [node], get: async () => node }, agentId: 'planner' });
-    const failure = await run(step({ agent_id: 'fixer' }), [], requestContext(reported)).catch((error: unknown) => error);
+    const failure = await run(step({ agentId: 'fixer' }), [], requestContext(reported)).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(RpcError);
     expect(failure).toMatchObject({ code: 'EAGENTRPC_REMOTE_AGENT_FAILED', details: { agentId: 'fixer', remoteCode: 'EAGENTRPC_AGENT_MAX_ITERATIONS' } });
     expect(reported).toEqual([USAGE]);

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/yaml/config-error.js';
 import { loadWorkflowFile, type WorkflowLoadOptions } from '../../src/workflow/index.js';
 
-/** The issue's example, line for line. */
+/** The issue's example, line for line: its snake_case names (`timeout_sec` in seconds) are aliases of the camelCase fields. */
 const EXAMPLE = `# workflow.yaml
 version: 1
 name: fix-config
@@ -67,10 +67,20 @@ describe('workflow file', () => {
     expect(value.name).toBe('fix-config');
     expect(value.params).toEqual({ DB_HOST: 'db.internal' });
     expect(value.steps.map((step) => [step.name, step.type, step.output])).toEqual([['analyze', 'agent', 'ANALYSIS'], ['review', 'call', 'REVIEW'], ['fix', 'agent', undefined]]);
-    expect(value.steps[0]).toMatchObject({ agent: { model: 'fast', tools: { enabled: ['read', 'bash'] }, max_iterations: 50, safe_mode: true } });
+    expect(value.steps[0]).toMatchObject({ agent: { model: 'fast', tools: { enabled: ['read', 'bash'] }, maxIterations: 50, safeMode: true } });
     expect(value.steps[1]).toMatchObject({ to: 'agent://reviewer', capability: 'review-text', payload: { text: '${ANALYSIS}' }, depends: ['analyze'] });
-    expect(value.steps[2]).toMatchObject({ worker: 'build-farm', timeout_sec: 600, agent: { max_iterations: 50 } });
+    expect(value.steps[2]).toMatchObject({ worker: 'build-farm', timeoutMs: 600_000, agent: { maxIterations: 50 } });
     expect(loaded.lineOf(['steps', 2, 'worker'])).toBe(20);
+    expect(loaded.lineOf(['steps', 2, 'timeoutMs'])).toBe(23);
+  });
+
+  it('workflow file - the camelCase fields load as they are; an alias beside its field, or a timeout over a week, is refused', async () => {
+    const camel = EXAMPLE.replace('    timeout_sec: 600', '    timeoutMs: 600000\n    agentId: fixer').replace('tools: { enabled: [read, bash] } }', 'tools: { enabled: [read, bash], bashPolicy: { defaultBehavior: deny } }, maxIterations: 7, safeMode: false }');
+    const { value } = await loadWorkflowFile(write(camel), OPTIONS);
+    expect(value.steps[0]).toMatchObject({ agent: { maxIterations: 7, safeMode: false, tools: { bashPolicy: { defaultBehavior: 'deny', denyBehavior: 'hitl' } } } });
+    expect(value.steps[2]).toMatchObject({ timeoutMs: 600_000, agentId: 'fixer' });
+    expect(await loadError(EXAMPLE.replace('    timeout_sec: 600', '    timeout_sec: 600\n    timeoutMs: 1000'))).toMatch(/workflow\.yaml:23: steps\[2\]\.timeout_sec: is an alias of timeoutMs, which is also given: keep one/);
+    expect(await loadError(EXAMPLE.replace('timeout_sec: 600', 'timeout_sec: 604801'))).toMatch(/workflow\.yaml:23: steps\[2\]\.timeoutMs: must be at most a week/);
   });
 
   it('workflow file - ${env:NAME} is expanded at load time, numbers in params become text, $$ and ${input.…} are no variables', async () => {
@@ -124,11 +134,11 @@ describe('workflow file', () => {
     expect(await loadError(EXAMPLE.replace('capability: review-text', 'capability: review-text\n    worker: build-farm'))).toMatch(/workflow\.yaml:15: steps\[1\]\.worker: only agent steps run on a worker/);
   });
 
-  it('workflow file - agent_id and capability are kept on a worker step and refused on a local one', async () => {
+  it('workflow file - agentId (written agent_id) and capability are kept on a worker step and refused on a local one', async () => {
     const remote = await loadWorkflowFile(write(EXAMPLE.replace('worker: build-farm ', 'worker: build-farm\n    agent_id: fixer\n    capability: fix ')), OPTIONS);
-    expect(remote.value.steps[2]).toMatchObject({ worker: 'build-farm', agent_id: 'fixer', capability: 'fix' });
+    expect(remote.value.steps[2]).toMatchObject({ worker: 'build-farm', agentId: 'fixer', capability: 'fix' });
     const local = EXAMPLE.replace('type: agent                 #', 'type: agent\n    agent_id: fixer\n    #');
-    expect(await loadError(local)).toMatch(/workflow\.yaml:8: steps\[0\]\.agent_id: agent_id names what a worker runs: only a step with worker has one/);
+    expect(await loadError(local)).toMatch(/workflow\.yaml:8: steps\[0\]\.agentId: agentId names what a worker runs: only a step with worker has one/);
   });
 
   it('workflow file - a bad output name is refused', async () => {

@@ -3,6 +3,7 @@ import { capabilitiesFileSchema } from '../../src/config/capabilities-file.js';
 import { eventSourcesFileSchema, eventSourcesListSchema } from '../../src/config/event-sources-file.js';
 import { peersFileSchema } from '../../src/config/peers-file.js';
 import { transportsListSchema } from '../../src/config/transports-list.js';
+import { workflowSchema } from '../../src/workflow/workflow-schema.js';
 import { builtinTransports } from '../../transports/plugins.js';
 import type { ConfigReferenceInputs, TransportDoc } from './render-config-reference.js';
 
@@ -42,6 +43,12 @@ export function configReferenceInputs(): ConfigReferenceInputs {
         required: false,
         summary: "The design documents' form of the file: a list of sources, each `{type, config}`; `config` has the fields of a source above.",
         schema: eventSourcesListSchema,
+      },
+      {
+        file: 'workflow.yaml',
+        required: false,
+        summary: 'A workflow, run by a `type: workflow` handler or `agent-rpc run` (docs/workflows.md): its params and its steps, each a model agent (configured as a `type: agent` handler is) or a call.',
+        schema: workflowSchema,
       },
     ],
     transports: transportDocs(),

@@ -34,11 +34,13 @@ const HEADER = `# Config reference
 Every field of an agent's config files, as the loader validates them. [config.md](config.md)
 explains the files with examples; this page is the list. Unknown fields are errors.
 
-Field names are camelCase. Where the design documents spell a field in snake_case (RFC 027's
-\`remote_nodes\`, \`auth_token\`, ...) or name it otherwise (a peer's \`agent\`), that name is accepted as an **alias**: the file
-loads as if the field had been written, errors name the field, and giving both the alias and
-the field is an error. \`<name>\` in a path stands for a key of your choosing; \`[]\` for
-every item of a list.
+Field names are camelCase and durations are milliseconds (\`timeoutMs\`). Where the design
+documents spell a field in snake_case (RFC 014's \`max_iterations\`, workflow.yaml's
+\`timeout_sec\`, RFC 027's \`remote_nodes\`, ...), in seconds, or name it otherwise (a peer's
+\`agent\`), that name is accepted as an **alias**: the file loads as if the field had been
+written (an alias marked *(seconds)* is multiplied by 1,000), errors name the field, and giving
+the field twice (an alias beside the field, or two aliases of it) is an error. \`<name>\` in a
+path stands for a key of your choosing; \`[]\` for every item of a list.
 `;
 
 export function renderConfigReference(inputs: ConfigReferenceInputs): string {
@@ -89,7 +91,7 @@ function table(rows: readonly FieldRow[]): string {
       row.type,
       row.required ? 'yes' : '',
       row.default === undefined ? '' : `\`${typeof row.default === 'string' && row.default !== '' ? row.default : JSON.stringify(row.default)}\``,
-      row.aliases.map((name) => `\`${name}\``).join(', '),
+      row.aliases.map((name) => (row.secondsAliases?.includes(name) ? `\`${name}\` (seconds)` : `\`${name}\``)).join(', '),
       description,
     ];
     lines.push(`| ${cells.map(escapeCell).join(' | ')} |`);

@@ -19,6 +19,8 @@ export interface JsonSchema {
   readonly default?: unknown;
   readonly description?: string;
   readonly aliases?: readonly string[];
+  /** The aliases written in seconds, of a field in milliseconds. */
+  readonly secondsAliases?: readonly string[];
 }
 
 export interface FieldRow {
@@ -28,6 +30,8 @@ export interface FieldRow {
   readonly default?: unknown;
   readonly description: string;
   readonly aliases: readonly string[];
+  /** Those of `aliases` written in seconds (the field is in milliseconds). */
+  readonly secondsAliases?: readonly string[];
   /** `provider: hmac, oidc` for fields of some variants of a union only. */
   readonly variants?: string;
   /** The field that selects a union's variant. */
@@ -56,6 +60,7 @@ function expand(schema: JsonSchema, path: string, rows: FieldRow[], external: Ex
         ...(child.default !== undefined ? { default: child.default } : {}),
         description,
         aliases: child.aliases ?? [],
+        ...(child.secondsAliases !== undefined ? { secondsAliases: child.secondsAliases } : {}),
         ...(variant !== undefined ? { variants: variant } : {}),
       });
       if (note === undefined) expand(child, childPath, rows, external, variant);

@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { alias, seconds } from '../../src/yaml/index.js';
 import { secretRefSchema, type SecretValue } from '../../src/secrets/index.js';
 import { topicRouteFields } from '../shared/topic-route.js';
 import type { SqsCredentials } from './sqs-options.js';
 
 const count = z.int().min(1);
+const wholeSeconds = z.int().min(0).multipleOf(1_000, 'must be whole seconds (a multiple of 1,000 ms): SQS counts in seconds');
 
 /** Static credentials: the key id in the open, the secret (and a session token) by reference. */
 const credentialsSchema = z.strictObject({
@@ -22,8 +24,9 @@ export const sqsConfigSchema = z.strictObject({
   /** Prepended to every queue name (e.g. `prod-`). */
   queuePrefix: z.string().regex(/^[A-Za-z0-9_-]*$/, 'letters, digits, - and _ only').optional(),
   fifo: z.boolean().optional(),
-  waitTimeSeconds: z.int().min(0).max(20).optional(),
-  visibilityTimeoutSeconds: z.int().min(0).max(43_200).optional(),
+  /** SQS counts these in whole seconds; `waitTimeSeconds` and `visibilityTimeoutSeconds` (AWS's names, in seconds) are aliases. */
+  waitTimeMs: alias(wholeSeconds.max(20_000).optional(), seconds('waitTimeSeconds')),
+  visibilityTimeoutMs: alias(wholeSeconds.max(43_200_000).optional(), seconds('visibilityTimeoutSeconds')),
   maxReceiveCount: z.int().min(1).max(1000).optional(),
   maxInflight: count.optional(),
 });

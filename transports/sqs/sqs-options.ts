@@ -21,9 +21,9 @@ export interface SqsCredentials {
  * - `queuePrefix`: prepended to every queue name. Default none.
  * - `fifo`: FIFO queues (`.fifo`): MessageGroupId = the message key (the correlationId),
  *   MessageDeduplicationId = the messageId. Default false (standard queues).
- * - `waitTimeSeconds`: long polling, 0–20. Default 20.
- * - `visibilityTimeoutSeconds`: how long a received message stays hidden before SQS hands it
- *   out again if it is neither deleted nor nacked. Default 30.
+ * - `waitTimeMs`: long polling, 0–20,000 in whole seconds. Default 20,000.
+ * - `visibilityTimeoutMs`: how long a received message stays hidden before SQS hands it
+ *   out again if it is neither deleted nor nacked, in whole seconds. Default 30,000.
  * - `maxReceiveCount`: receives before SQS moves a message to the queue's DLQ queue
  *   (`<queue>-dlq`), from where it is handed over once more as `exhausted`. Default 10.
  * - `maxInflight`: deliveries handed out and not yet settled, per subscription. Default 64.
@@ -37,6 +37,7 @@ export interface SqsTransportOptions extends Omit<SqsTransportConfig, 'credentia
   readonly loadModule?: () => Promise<unknown>;
 }
 
+/** In seconds, as the SQS API counts them. */
 export interface ResolvedSqsOptions {
   readonly endpoint: string | undefined;
   readonly region: string;
@@ -57,8 +58,8 @@ export function resolveSqsOptions(options: SqsTransportOptions): ResolvedSqsOpti
   if (options.endpoint !== undefined && !/^https?:\/\/./.test(options.endpoint)) throw new TypeError('sqsTransport: endpoint must be an http(s) URL');
   const prefix = options.queuePrefix ?? '';
   if (typeof prefix !== 'string' || !/^[A-Za-z0-9_-]*$/.test(prefix)) throw new TypeError('sqsTransport: queuePrefix may hold letters, digits, - and _ only');
-  const waitTimeSeconds = nonNegativeInteger(options.waitTimeSeconds ?? 20, field('waitTimeSeconds'));
-  if (waitTimeSeconds > 20) throw new RangeError('sqsTransport: waitTimeSeconds is at most 20 (the SQS limit)');
+  const waitTimeSeconds = wholeSeconds(options.waitTimeMs ?? 20_000, 'waitTimeMs');
+  if (waitTimeSeconds > 20) throw new RangeError('sqsTransport: waitTimeMs is at most 20,000 (the SQS limit)');
   return {
     endpoint: options.endpoint,
     region: options.region ?? 'us-east-1',
@@ -66,11 +67,18 @@ export function resolveSqsOptions(options: SqsTransportOptions): ResolvedSqsOpti
     queuePrefix: prefix,
     fifo: options.fifo ?? false,
     waitTimeSeconds,
-    visibilityTimeoutSeconds: nonNegativeInteger(options.visibilityTimeoutSeconds ?? 30, field('visibilityTimeoutSeconds')),
+    visibilityTimeoutSeconds: wholeSeconds(options.visibilityTimeoutMs ?? 30_000, 'visibilityTimeoutMs'),
     maxReceiveCount: positiveInteger(options.maxReceiveCount ?? 10, field('maxReceiveCount')),
     maxInflight: positiveInteger(options.maxInflight ?? 64, field('maxInflight')),
     metrics: options.metrics ?? noMetrics,
   };
+}
+
+/** Milliseconds given as whole seconds, in seconds. */
+function wholeSeconds(ms: number | undefined, name: string): number {
+  const value = nonNegativeInteger(ms, field(name));
+  if (value % 1_000 !== 0) throw new RangeError(`${field(name)} must be whole seconds (a multiple of 1,000): SQS counts in seconds`);
+  return value / 1_000;
 }
 
 export function loadSqs(loadModule?: () => Promise<unknown>): Promise<SqsModule> {

@@ -1,5 +1,6 @@
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
+import { alias } from '../../yaml/index.js';
 import { parseCommandLine } from './command-line.js';
 import { writesInside } from './write-target.js';
 
@@ -25,10 +26,10 @@ const ruleSchema = z.strictObject({
   action: z.enum(BASH_ACTIONS),
 });
 
-/** agent.yaml's bash policy, as users write it. */
+/** agent.yaml's bash policy, as users write it; the design documents' snake_case names are aliases. */
 export const bashPolicySchema = z.strictObject({
-  default_behavior: z.enum(BASH_ACTIONS).default('allow'),
-  deny_behavior: z.enum(DENY_BEHAVIORS).default('hitl'),
+  defaultBehavior: alias(z.enum(BASH_ACTIONS).default('allow'), 'default_behavior'),
+  denyBehavior: alias(z.enum(DENY_BEHAVIORS).default('hitl'), 'deny_behavior'),
   rules: z.array(ruleSchema).default([]),
 });
 export type BashPolicy = z.infer<typeof bashPolicySchema>;
@@ -58,18 +59,18 @@ const regexOf = (rule: BashPolicy['rules'][number]): RegExp => {
 
 /**
  * Decides a command line: every command it would run is matched against the rules in
- * order (the first match wins; none matching, `default_behavior` applies); an output
+ * order (the first match wins; none matching, `defaultBehavior` applies); an output
  * redirection outside `workDir` is denied; a line that cannot be read is denied. The line
  * is allowed only when every part of it is.
  */
 export async function decideCommandLine(line: string, policy: BashPolicy, workDir: string): Promise<BashDecision> {
   if (typeof workDir !== 'string' || !isAbsolute(workDir)) throw new TypeError('workDir must be an absolute path');
-  const deny = (reason: string, decisions: readonly BashCommandDecision[] = []): BashDecision => ({ action: 'deny', behavior: policy.deny_behavior, reason, decisions });
+  const deny = (reason: string, decisions: readonly BashCommandDecision[] = []): BashDecision => ({ action: 'deny', behavior: policy.denyBehavior, reason, decisions });
   const parsed = await parseCommandLine(line);
   if (!parsed.ok) return deny(`cannot read the command line: ${parsed.reason}`);
   const decisions = parsed.commands.map((command): BashCommandDecision => {
     const rule = policy.rules.find((candidate) => regexOf(candidate).test(command.text));
-    return { command: command.text, rule: rule?.name, action: rule?.action ?? policy.default_behavior };
+    return { command: command.text, rule: rule?.name, action: rule?.action ?? policy.defaultBehavior };
   });
   const denied = decisions.find((decision) => decision.action === 'deny');
   if (denied !== undefined) {

@@ -1,5 +1,5 @@
 import { MemoryBus, memoryTransport } from '../../transports/memory/index.js';
-import { transportConformance } from './transport-suite.js';
+import { transportConformance } from '../conformance/transport-suite.js';
 
 let bus = new MemoryBus();
 
