@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { runCli } from '../src/cli/run-cli.js';
+import { runCli } from '../src/cli/index.js';
 import { builtinTransports } from '../transports/plugins.js';
 import { dropKafkajsNegativeTimeoutWarning } from './known-warnings.js';
 

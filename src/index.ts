@@ -8,7 +8,7 @@
 export { AgentNode, type AgentNodeOptions } from './rpc/agent-node.js';
 export { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, type RequestAgentOptions } from './rpc/request-agent.js';
 export type { RetryOptions } from './rpc/sync-call.js';
-export { CALL_MODES, CALL_STATUSES, type CallMode, type CallResult, type CallStatus } from './rpc/call-result.js';
+export { CALL_MODES, CALL_STATUSES, type CallMode, type CallResult, type CallStatus } from './call-result.js';
 export type { Handler, HandlerContext, HandlerResult, RespondOptions } from './rpc/handler.js';
 export { checkFlowBudget, executionOf, reportUsage, tracingOf, usageOf } from './rpc/handler-features.js';
 export type { CallSender, HandlerInvoker, Middleware, OutgoingCall } from './rpc/middleware.js';
@@ -35,9 +35,9 @@ export type { PermissionRules } from './rpc/permissions.js';
 export { defaultAgentTopics, type AgentTopics } from './rpc/topics.js';
 export type { ApprovalAnswer, ApprovalGate, ApprovalPrompt } from './rpc/approvals.js';
 export type { ApprovalAsker } from './rpc/approval-chain.js';
-export { addUsage, NO_USAGE, USAGE_HEADER, FLOW_USAGE_HEADER, type Usage } from './rpc/flow-usage.js';
+export { addUsage, NO_USAGE, USAGE_HEADER, FLOW_USAGE_HEADER, type Usage } from './flow-usage.js';
 export type { InboundMessage, InboundPort, InboundReply, OwnRequest } from './rpc/inbound-port.js';
-export { TRACEPARENT_HEADER, parseTraceparent, childTraceparent } from './rpc/trace-context.js';
+export { TRACEPARENT_HEADER, parseTraceparent, childTraceparent } from './trace-context.js';
 
 export { RpcError, RPC_ERROR_CODES, toRpcError, type RpcErrorCode, type WireError } from './errors.js';
 export type {
@@ -97,7 +97,7 @@ export { DEDUPE_STRATEGIES, type DedupeOptions, type DedupeStrategy } from './id
 export { FLOW_HEADER, DEFAULT_GUARD_LIMITS, GUARD_RULES, type GuardLimits, type GuardRule, type GuardViolation } from './guard/index.js';
 export type { FlowStore } from './guard/flow-store.js';
 export { RedisFlowStore } from './guard/redis-flow-store.js';
-export { silentLogger, type Logger, type LogLevel } from './observability/logger.js';
+export { silentLogger, type Logger, type LogLevel } from './logger.js';
 export { noMetrics, type RpcMetrics } from './observability/metrics.js';
 export { noFlows, type FlowObserver, type FlowCallIdentity } from './observability/flow-observer.js';
 export { FlowRecorder, type FlowRecorderOptions } from './flows/flow-recorder.js';

@@ -1,9 +1,9 @@
 import type { z } from 'zod';
-import { URI_SCHEME_RE } from './envelope/schema.js';
-import type { Logger } from './observability/logger.js';
-import type { RpcMetrics } from './observability/metrics.js';
-import type { RemoteNodeResolver } from './remote-nodes/remote-node.js';
-import type { SecretValue } from './secrets/secret-value.js';
+import { URI_SCHEME_RE } from './envelope/index.js';
+import type { Logger } from './logger.js';
+import type { RpcMetrics } from './observability/index.js';
+import type { RemoteNodeResolver } from './remote-nodes/index.js';
+import type { SecretValue } from './secrets/index.js';
 import type { RpcTransport } from './transport.js';
 
 /**

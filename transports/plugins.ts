@@ -1,12 +1,12 @@
 import type { TransportPlugin } from '../src/transport-plugin.js';
-import { a2aTransportPlugin } from './a2a/plugin.js';
-import { amqpTransportPlugin } from './amqp/plugin.js';
-import { httpTransportPlugin } from './http/plugin.js';
-import { kafkaTransportPlugin } from './kafka/plugin.js';
-import { memoryTransportPlugin } from './memory/plugin.js';
-import { mqttTransportPlugin } from './mqtt/plugin.js';
-import { natsTransportPlugin } from './nats/plugin.js';
-import { sqsTransportPlugin } from './sqs/plugin.js';
+import { a2aTransportPlugin } from './a2a/index.js';
+import { amqpTransportPlugin } from './amqp/index.js';
+import { httpTransportPlugin } from './http/index.js';
+import { kafkaTransportPlugin } from './kafka/index.js';
+import { memoryTransportPlugin } from './memory/index.js';
+import { mqttTransportPlugin } from './mqtt/index.js';
+import { natsTransportPlugin } from './nats/index.js';
+import { sqsTransportPlugin } from './sqs/index.js';
 
 /**
  * The transports the `agent-rpc` command and daemon know, one line each. Importing this

@@ -35,11 +35,17 @@ node.handle<{ name: string }>('greet', (input) => ({ greeting: `hello ${input.na
 await node.start();
 console.log(`${id} serving greet over ${transport.kind}`);
 
+async function greetPeer(peer: string): Promise<void> {
+  const result = await node.requestAgent({ to: peer, capability: 'greet', payload: { name: id }, timeoutMs: 5_000 });
+  const detail = result.status === 'ok' ? JSON.stringify(result.response) : result.error?.code;
+  console.log(`${id} → ${peer}/greet status=${result.status} correlationId=${result.correlationId} latency=${result.latencyMs.toFixed(2)}ms ${detail}`);
+}
+
+// A failed call is a result, not a rejection; what still rejects (a caller mistake) is logged,
+// not left to end the process as an unhandled rejection.
 const timer = target
-  ? setInterval(async () => {
-      const result = await node.requestAgent({ to: target, capability: 'greet', payload: { name: id }, timeoutMs: 5_000 });
-      const detail = result.status === 'ok' ? JSON.stringify(result.response) : result.error?.code;
-      console.log(`${id} → ${target}/greet status=${result.status} correlationId=${result.correlationId} latency=${result.latencyMs.toFixed(2)}ms ${detail}`);
+  ? setInterval(() => {
+      greetPeer(target).catch((error: unknown) => console.error(`${id} could not call ${target}:`, error));
     }, 1_000)
   : undefined;
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { alias } from '../config/aliases.js';
+import { alias } from '../yaml/index.js';
 import { bashPolicySchema } from './bash/bash-policy.js';
 import { toolEntryProblem } from './tool-selection.js';
 

@@ -1,14 +1,14 @@
 import { RpcError, toRpcError } from '../errors.js';
-import type { Logger } from '../observability/logger.js';
-import type { RpcMetrics } from '../observability/metrics.js';
+import type { Logger } from '../logger.js';
+import type { RpcMetrics } from '../observability/index.js';
 import type { RpcTracing } from '../observability/tracing/rpc-tracing.js';
 import type { AgentRpcEnvelope } from '../envelope/index.js';
-import type { Usage } from '../rpc/flow-usage.js';
+import type { Usage } from '../flow-usage.js';
 import { costUsd } from './models/pricing.js';
 import type { ModelClient, ModelMessage, ModelReply, ModelTool, ModelToolCall } from './models/model-client.js';
 import type { Pricing } from './models/models-config.js';
 import type { OutputCheck } from './output-check.js';
-import type { SecretMasker } from '../secrets/secret-masker.js';
+import type { SecretMasker } from '../secrets/index.js';
 import type { Tool, ToolContext, ToolResult } from './tool.js';
 import { summarize, transcriptForError } from './transcript.js';
 

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { RemoteNodeResolver } from '../remote-nodes/remote-node.js';
-import type { RemoteSessionRunner } from '../remote-nodes/remote-session-client.js';
+import type { RemoteNodeResolver, RemoteSessionRunner } from '../remote-nodes/index.js';
 import { listRemoteNodesTool, LIST_REMOTE_NODES } from './list-remote-nodes-tool.js';
 import { eligibleRemoteNodes, remoteAgentTool, REMOTE_AGENT } from './remote-agent-tool.js';
 import type { Tool } from './tool.js';

@@ -1,4 +1,4 @@
-import type { ExecutionMessage, ExecutionScope } from '../rpc/execution-scope.js';
+import type { ExecutionMessage, ExecutionScope } from '../rpc/index.js';
 import type { ModelMessage } from './models/model-client.js';
 import { THINK } from './tools/think-tool.js';
 

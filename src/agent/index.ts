@@ -9,3 +9,13 @@ export { readSchemaTool, READ_SCHEMA, type AgentSchemaView, type CapabilitySchem
 export { webSearchTool, WEB_SEARCH, type WebSearchToolOptions } from './tools/web-search-tool.js';
 export { resolveInside, allowedRoots, type ExtraRoots } from './tools/workspace-path.js';
 export { loadAgentMemory, MAX_MEMORY_CHARS, type AgentMemory, type AgentMemoryOptions } from './memory.js';
+export { agentBlockSchema, agentHandlerSchema, agentMessageSchema, type AgentBlockConfig } from './agent-handler-config.js';
+export type { BashPolicy } from './bash/bash-policy.js';
+export { bashTool } from './bash/bash-tool.js';
+export { scrubbedEnv } from './bash/scrubbed-env.js';
+export { executionMessageOf, modelMessageOf } from './execution-messages.js';
+export { createModelClient } from './models/create-model-client.js';
+export type { ModelClient, ModelMessage } from './models/model-client.js';
+export { modelsConfigSchema, resolveModelId, type ModelConfig } from './models/models-config.js';
+export { ToolSelection } from './tool-selection.js';
+export { PeerCatalog, peerTool } from './tools/peer-tools.js';

@@ -1,5 +1,5 @@
-import type { RemoteNodeResolver } from '../remote-nodes/remote-node.js';
-import { roleCan } from '../server/roles.js';
+import type { RemoteNodeResolver } from '../remote-nodes/index.js';
+import { roleCan } from '../auth/index.js';
 import { eligibleRemoteNodes } from './remote-agent-tool.js';
 import { defineTool, permissionDenied, type Tool } from './tool.js';
 

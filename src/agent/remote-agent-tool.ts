@@ -1,7 +1,6 @@
 import { toRpcError } from '../errors.js';
-import type { RemoteNode, RemoteNodeResolver } from '../remote-nodes/remote-node.js';
-import { roleCan } from '../server/roles.js';
-import type { RemoteSessionRunner } from '../remote-nodes/remote-session-client.js';
+import type { RemoteNode, RemoteNodeResolver, RemoteSessionRunner } from '../remote-nodes/index.js';
+import { roleCan } from '../auth/index.js';
 import { defineTool, permissionDenied, type Tool, type ToolParameters } from './tool.js';
 
 export const REMOTE_AGENT = 'remote_agent';

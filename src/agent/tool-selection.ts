@@ -1,4 +1,4 @@
-import { compilePermissions } from '../rpc/permissions.js';
+import { compilePermissions } from '../rpc/index.js';
 import type { ToolPolicy } from './agent-tools.js';
 import { LIST_REMOTE_NODES } from './list-remote-nodes-tool.js';
 import { REMOTE_AGENT } from './remote-agent-tool.js';

@@ -1,9 +1,9 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import type { AuditLog } from '../audit/audit-log.js';
-import type { Logger } from '../observability/logger.js';
-import type { ApprovalAnswer, ApprovalPrompt } from '../rpc/approvals.js';
-import type { SessionFlow } from '../remote-nodes/session-flow.js';
-import type { Principal } from '../server/roles.js';
+import type { AuditLog } from '../audit/index.js';
+import type { Logger } from '../logger.js';
+import type { ApprovalAnswer, ApprovalPrompt } from '../rpc/index.js';
+import type { SessionFlow } from '../remote-nodes/index.js';
+import type { Principal } from '../auth/index.js';
 
 /** A JSON Schema for a tool's arguments: always an object. */
 export interface ToolParameters {

@@ -1,5 +1,5 @@
 import { hash } from 'node:crypto';
-import { canonicalJson } from '../envelope/canonical.js';
+import { canonicalJson } from '../envelope/index.js';
 
 /** `prev` of the first record: there is nothing before it. */
 export const GENESIS_HASH = '0'.repeat(64);

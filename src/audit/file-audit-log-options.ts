@@ -1,6 +1,6 @@
 import { positiveInteger } from '../check-integer.js';
 import type { Clock } from '../clock.js';
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../logger.js';
 import type { AuditRetention, AuditRotation } from './audit-retention.js';
 
 export const AUDIT_FSYNC_POLICIES = ['batch', 'none'] as const;

@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import { systemClock, type Clock } from '../clock.js';
 import { RpcError } from '../errors.js';
 import { writeFileAtomically } from '../files/index.js';
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../logger.js';
 import type { AuditEntry, AuditLog } from './audit-log.js';
 import { GENESIS_HASH, hashRecord, headPathOf, parseRecord, sha256Hex, type AuditHead } from './audit-record.js';
 import { resumeChain } from './resume-chain.js';

@@ -1,7 +1,6 @@
-import type { Logger } from '../observability/logger.js';
-import type { RpcMetrics } from '../observability/metrics.js';
+import type { Logger } from '../logger.js';
+import { LogThrottle, type RpcMetrics } from '../observability/index.js';
 import { ReplayGuard, type ReplayCheck, type SharedReplayStore } from './replay-guard.js';
-import { LogThrottle } from '../observability/log-throttle.js';
 
 /** A shared store slower than this is treated as unavailable for that envelope. */
 export const REPLAY_STORE_TIMEOUT_MS = 1_000;

@@ -1,8 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { dataDirOf, loadAgentConfig } from '../config/agent-config.js';
-import { iterateAuditLog, verifyAuditLog, type AuditReadFilter, type AuditRecord } from '../audit/index.js';
-import { auditFiles } from '../audit/audit-segments.js';
+import { dataDirOf, loadAgentConfig } from '../config/index.js';
+import { iterateAuditLog, verifyAuditLog, auditFiles, type AuditReadFilter, type AuditRecord } from '../audit/index.js';
 import { parseCommandArgs, parseLimit, parseSince } from './args.js';
 import { configDir } from './cli-node.js';
 import { EXIT, UsageError, type CliCommand, type CliIo, type CommandIo } from './command.js';

@@ -1,5 +1,5 @@
-import { CALL_MODES, type CallMode } from '../rpc/call-result.js';
-import { normalizeAgentUri } from '../rpc/peer-table.js';
+import { CALL_MODES, type CallMode } from '../call-result.js';
+import { normalizeAgentUri } from '../rpc/index.js';
 import { parseCommandArgs, parseTimeout } from './args.js';
 import { configDir, withCliNode } from './cli-node.js';
 import { EXIT, UsageError, type CliCommand } from './command.js';

@@ -1,8 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { capabilitiesFileSchema } from '../config/capabilities-file.js';
-import { loadYamlFile } from '../config/load-yaml.js';
-import { generateClient } from '../codegen/generate-client.js';
+import { capabilitiesFileSchema } from '../config/index.js';
+import { loadYamlFile } from '../yaml/index.js';
+import { generateClient } from '../codegen/index.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, UsageError, type CliCommand } from './command.js';
 

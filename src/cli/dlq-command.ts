@@ -1,8 +1,7 @@
 import { join } from 'node:path';
-import { dataDirOf, loadAgentConfig } from '../config/agent-config.js';
-import { DLQ_KINDS, type DlqKind, type DlqRecord } from '../dlq/record.js';
-import { JsonlDlqSink } from '../dlq/jsonl-file-sink.js';
-import { REQUEUE_CAPABILITY } from '../rpc/builtin-capabilities.js';
+import { dataDirOf, loadAgentConfig } from '../config/index.js';
+import { DLQ_KINDS, JsonlDlqSink, type DlqKind, type DlqRecord } from '../dlq/index.js';
+import { REQUEUE_CAPABILITY } from '../rpc/index.js';
 import { parseCommandArgs, parseLimit, parseTimeout } from './args.js';
 import { configDir, withCliNode } from './cli-node.js';
 import { EXIT, UsageError, type CliCommand, type CommandIo } from './command.js';

@@ -1,5 +1,4 @@
-import type { FlowView } from '../flows/flow-view.js';
-import { flowTreeLines } from '../flows/flow-tree.js';
+import { flowTreeLines, type FlowView } from '../flows/index.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, UsageError, type CliCommand } from './command.js';
 

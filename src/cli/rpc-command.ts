@@ -1,6 +1,5 @@
-import { loadAgentConfig } from '../config/agent-config.js';
-import { routeRequestsTopic } from '../config/peers-file.js';
-import { CAPABILITIES_CAPABILITY, PING_CAPABILITY } from '../rpc/builtin-capabilities.js';
+import { loadAgentConfig, routeRequestsTopic } from '../config/index.js';
+import { CAPABILITIES_CAPABILITY, PING_CAPABILITY } from '../rpc/index.js';
 import { parseCommandArgs, parseTimeout } from './args.js';
 import { configDir, withCliNode } from './cli-node.js';
 import { EXIT, type CliCommand } from './command.js';

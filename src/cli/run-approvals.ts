@@ -1,6 +1,6 @@
 import { createInterface, type Interface } from 'node:readline';
 import type { AgentRpcEnvelope } from '../envelope/index.js';
-import { noApprovals, type ApprovalAnswer, type ApprovalGate, type ApprovalPrompt } from '../rpc/approvals.js';
+import { noApprovals, type ApprovalAnswer, type ApprovalGate, type ApprovalPrompt } from '../rpc/index.js';
 
 /**
  * Who answers the run's questions: the operator at the terminal (`ask`), the command line

@@ -1,6 +1,5 @@
-import { addUsage, NO_USAGE, type Usage } from '../rpc/flow-usage.js';
-import type { StepRecord, WorkflowRunRecord } from '../workflow/run-record.js';
-import type { WorkflowEvent } from '../workflow/run-workflow.js';
+import { addUsage, NO_USAGE, type Usage } from '../flow-usage.js';
+import type { StepRecord, WorkflowRunRecord, WorkflowEvent } from '../workflow/index.js';
 
 const BAR_WIDTH = 20;
 

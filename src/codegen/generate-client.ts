@@ -1,4 +1,4 @@
-import type { CapabilityConfig } from '../config/capabilities-file.js';
+import type { CapabilityConfig } from '../config/index.js';
 import { schemaToTs } from './schema-to-ts.js';
 
 export interface GenerateClientOptions {

@@ -1,15 +1,13 @@
 import { z } from 'zod';
-import { toolPolicySchema } from '../agent/agent-tools.js';
-import { agentHandlerSchema } from '../agent/agent-handler-config.js';
-import { modelsConfigSchema } from '../agent/models/models-config.js';
-import { ROLES } from '../server/roles.js';
+import { toolPolicySchema, agentHandlerSchema, modelsConfigSchema } from '../agent/index.js';
+import { ROLES } from '../auth/index.js';
 import { tracingConfigSchema } from './tracing-config.js';
-import { alias, seconds } from './aliases.js';
+import { alias, seconds } from '../yaml/index.js';
 import { receiverAuthSchema } from './auth-config.js';
 import { inboxLimitFields } from './inbox-fields.js';
 import { flowsConfigSchema } from './flows-config.js';
 import { auditConfigSchema, dlqConfigSchema } from './retention-config.js';
-import { remoteNodesConfigSchema, remoteNodeStoreConfigSchema } from './remote-nodes-config.js';
+import { remoteNodesConfigSchema, remoteNodeStoreConfigSchema } from '../remote-nodes/remote-nodes-config.js';
 
 /** agent.yaml `handlers.<capability>` with `type: workflow`: the capability runs a workflow file (docs/workflows.md). */
 export const workflowHandlerSchema = z.strictObject({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { alias, seconds } from './aliases.js';
+import { alias, seconds } from '../yaml/index.js';
 
 /**
  * The `auth` blocks of the config files. A peer's block (rpc-peers.yaml) says how this

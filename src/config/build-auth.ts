@@ -1,15 +1,10 @@
-import { hmacAuth } from '../auth/hmac-provider.js';
-import { internalAuth } from '../auth/internal-provider.js';
+import { hmacAuth, internalAuth, type AuthProvider, type SharedReplayStore } from '../auth/index.js';
 import { oauth2ClientAuth } from '../auth/oauth2-client-provider.js';
 import { oidcAuth } from '../auth/oidc-provider.js';
-import type { AuthProvider } from '../auth/provider.js';
-import type { SharedReplayStore } from '../auth/replay-guard.js';
 import type { Clock } from '../clock.js';
-import { parseKeyRing } from '../secrets/key-ring.js';
-import { parseSecretRef } from '../secrets/secret-ref.js';
-import type { SecretValue } from '../secrets/secret-value.js';
+import { parseKeyRing, parseSecretRef, type SecretValue } from '../secrets/index.js';
 import type { PeerAuthConfig, ReceiverAuthConfig } from './auth-config.js';
-import { ConfigError } from './config-error.js';
+import { ConfigError } from '../yaml/index.js';
 
 export interface AuthBuildContext {
   /** Resolves a secret reference (`${env:..}`, `secret://`, `file:`, `vault:`). */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AGENT_URI_RE, CAPABILITY_RE, isAgentId } from '../envelope/schema.js';
+import { AGENT_URI_RE, CAPABILITY_RE, isAgentId } from '../envelope/index.js';
 import type { TransportPlugin } from '../transport-plugin.js';
 import { topicFields } from './inbox-fields.js';
 import { transportsConfigSchema, type TransportsConfig } from './transports-config.js';

@@ -1,6 +1,5 @@
 import type { TransportPlugin } from '../transport-plugin.js';
-import { ConfigError } from './config-error.js';
-import type { LoadedYaml } from './load-yaml.js';
+import { ConfigError, type LoadedYaml } from '../yaml/index.js';
 import type { PeersFile } from './peers-file.js';
 import type { TransportsConfig } from './transports-config.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEDUPE_STRATEGIES } from '../idempotency/dedupe.js';
+import { DEDUPE_STRATEGIES } from '../idempotency/index.js';
 import { inboxLimitFields } from './inbox-fields.js';
 
 const sourceType = z.literal('agent-inbox').describe('The only source type.');

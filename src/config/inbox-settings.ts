@@ -1,10 +1,9 @@
-import { canonicalJson } from '../envelope/canonical.js';
+import { canonicalJson } from '../envelope/index.js';
 import type { AgentFile } from './agent-file.js';
 import type { CapabilitiesFile } from './capabilities-file.js';
-import { ConfigError, fieldPath } from './config-error.js';
+import { ConfigError, fieldPath, type LoadedYaml } from '../yaml/index.js';
 import { sourcePath, type EventSourcesFile } from './event-sources-file.js';
 import { TOPIC_ROLES, type TopicRole } from './inbox-fields.js';
-import type { LoadedYaml } from './load-yaml.js';
 
 type Idempotency = NonNullable<EventSourcesFile['sources'][number]['idempotency']>;
 

@@ -1,14 +1,13 @@
 import { dirname } from 'node:path';
 import { z } from 'zod';
-import { AGENT_URI_RE, isAgentId } from '../envelope/schema.js';
+import { AGENT_URI_RE, isAgentId } from '../envelope/index.js';
 import type { Clock } from '../clock.js';
-import type { PeerEntry } from '../rpc/peer-table.js';
-import type { SecretValue } from '../secrets/secret-value.js';
+import type { PeerEntry } from '../rpc/index.js';
+import type { SecretValue } from '../secrets/index.js';
 import type { TransportPlugin } from '../transport-plugin.js';
-import { alias } from './aliases.js';
+import { alias, loadYamlFile, parseYaml, type LoadedYaml } from '../yaml/index.js';
 import { peerAuthSchema } from './auth-config.js';
 import { buildPeerAuth } from './build-auth.js';
-import { loadYamlFile, parseYaml, type LoadedYaml } from './load-yaml.js';
 
 const peerIdSchema = z.string().refine((id) => AGENT_URI_RE.test(id) || isAgentId(id), 'must be agent://<id> or a bare agent id');
 

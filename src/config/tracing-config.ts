@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { alias } from './aliases.js';
+import { alias } from '../yaml/index.js';
 
 export const TRACING_EXPORTERS = ['otlp', 'zipkin', 'none'] as const;
 export type TracingExporter = (typeof TRACING_EXPORTERS)[number];

@@ -1,10 +1,9 @@
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { resolveModelId } from '../agent/models/models-config.js';
-import { loadWorkflowFile, type LoadedWorkflow } from '../workflow/workflow-file.js';
+import { resolveModelId } from '../agent/index.js';
+import { loadWorkflowFile, type LoadedWorkflow } from '../workflow/index.js';
 import type { AgentFile } from './agent-file.js';
-import { ConfigError } from './config-error.js';
-import type { LoadedYaml } from './load-yaml.js';
+import { ConfigError, type LoadedYaml } from '../yaml/index.js';
 
 export interface AgentWorkflowOptions {
   readonly env?: NodeJS.ProcessEnv;

@@ -1,7 +1,7 @@
 import { open, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { systemClock, type Clock } from '../clock.js';
 import { positiveInteger } from '../check-integer.js';
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../logger.js';
 import { selectRecords } from './memory-sink.js';
 import type { DlqFilter, DlqRecord, DlqSink } from './record.js';
 import { countFile, dlqFiles, dlqSegmentPath, listDlqSegments, type DlqSegment } from './dlq-segments.js';

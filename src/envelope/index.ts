@@ -9,6 +9,9 @@ export {
   agentUri,
   agentIdOf,
   isAgentId,
+  AGENT_URI_RE,
+  CAPABILITY_RE,
+  MESSAGE_ID_RE,
 } from './schema.js';
 export type {
   AgentRpcEnvelope,
@@ -31,4 +34,5 @@ export type { DecodeFailureReason, DecodeResult, DecodeLimits } from './decode.j
 export { encodeEnvelope } from './encode.js';
 export { peekEnvelope, type PeekedEnvelope } from './peek.js';
 export { canonicalJson, canonicalizeForSigning, canonicalSigningBytes } from './canonical.js';
-export { newMessageId, newCorrelationId, isUuid, uuidV7Timestamp } from './ids.js';
+export { newMessageId, newCorrelationId, isUuid, uuidV7Timestamp, randomHex } from './ids.js';
+export { scanJson } from './json-scan.js';

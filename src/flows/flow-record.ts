@@ -1,4 +1,4 @@
-import type { CallStatus } from '../rpc/call-result.js';
+import type { CallStatus } from '../call-result.js';
 
 /**
  * One call of a flow as the flow pages show it and the flows topic carries it: who called

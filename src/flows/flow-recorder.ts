@@ -1,8 +1,8 @@
 import type { Clock } from '../clock.js';
 import type { AgentRpcEnvelope } from '../envelope/index.js';
-import type { FlowCallIdentity, FlowObserver } from '../observability/flow-observer.js';
-import type { CallResult } from '../rpc/call-result.js';
-import { usageCausedBy, type Usage } from '../rpc/flow-usage.js';
+import type { FlowCallIdentity, FlowObserver } from '../observability/index.js';
+import type { CallResult } from '../call-result.js';
+import { usageCausedBy, type Usage } from '../flow-usage.js';
 import type { CallerSide, FlowCall, FlowUsage, HandlerSide } from './flow-record.js';
 
 const PENDING: CallerSide = { status: 'pending' };

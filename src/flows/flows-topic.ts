@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Logger } from '../observability/logger.js';
-import { LogThrottle } from '../observability/log-throttle.js';
+import type { Logger } from '../logger.js';
+import { LogThrottle } from '../observability/index.js';
 import type { RpcTransport, Subscription } from '../transport.js';
 import { CALLER_STATUSES, HANDLER_STATUSES, type FlowCall } from './flow-record.js';
 import type { FlowRecordStore } from './flow-record-store.js';

@@ -4,7 +4,7 @@ import { collapseChain } from './collapse-chain.js';
 import { decodeFlowState, encodeFlowState, FLOW_HEADER, RECENT_CALLS_KEPT, type FlowState } from './flow-state.js';
 import { FlowTable } from './flow-table.js';
 import { checkBudget, checkCall, checkFlowCounts, DEFAULT_GUARD_LIMITS, type GuardLimits, type GuardViolation } from './guard-rules.js';
-import { decodeUsage, FLOW_USAGE_HEADER, type Usage } from '../rpc/flow-usage.js';
+import { decodeUsage, FLOW_USAGE_HEADER, type Usage } from '../flow-usage.js';
 import type { FlowStore } from './flow-store.js';
 import { positiveInteger } from '../check-integer.js';
 

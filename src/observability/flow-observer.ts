@@ -6,7 +6,7 @@
  */
 
 import type { AgentRpcEnvelope } from '../envelope/index.js';
-import type { CallResult } from '../rpc/call-result.js';
+import type { CallResult } from '../call-result.js';
 
 /** Who called whom in which flow: a request envelope, or for a call refused before one was built, its parts. */
 export interface FlowCallIdentity {

@@ -4,8 +4,8 @@
  * empty, so nothing is formatted or allocated for metrics unless someone listens.
  */
 
-import type { CallStatus } from '../rpc/call-result.js';
-import type { DlqKind } from '../dlq/record.js';
+import type { CallStatus } from '../call-result.js';
+import type { DlqKind } from '../dlq/index.js';
 
 export interface RpcMetrics {
   /** A requestAgent call settled (caller side). */

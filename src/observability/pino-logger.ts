@@ -1,5 +1,5 @@
 import { pino } from 'pino';
-import type { Logger, LogLevel } from './logger.js';
+import type { Logger, LogLevel } from '../logger.js';
 
 /** Fields that may hold credentials: pino replaces them with `[redacted]` before writing. */
 export const REDACTED_LOG_PATHS = [

@@ -1,6 +1,6 @@
 import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
-import type { CallStatus } from '../rpc/call-result.js';
-import type { DlqKind } from '../dlq/record.js';
+import type { CallStatus } from '../call-result.js';
+import type { DlqKind } from '../dlq/index.js';
 import type { RpcMetrics } from './metrics.js';
 import { HistogramMetric, perLabel, perLabels, ValueMetric, type HistogramSeries, type ValueSeries } from './series-metrics.js';
 

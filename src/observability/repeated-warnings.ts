@@ -1,4 +1,4 @@
-import type { Logger } from './logger.js';
+import type { Logger } from '../logger.js';
 
 /** Distinct reasons tracked in one interval; more than that share one summary. */
 const MAX_KEYS = 100;

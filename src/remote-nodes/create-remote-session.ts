@@ -1,4 +1,4 @@
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../logger.js';
 import type { RemoteNode } from './remote-node.js';
 import { NetworkError, requestJson, type JsonAnswer } from './http-json.js';
 import { apiError, unreachableError } from './remote-session-errors.js';

@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { RpcError } from '../errors.js';
-import type { SecretValue } from '../secrets/secret-value.js';
+import type { SecretValue } from '../secrets/index.js';
 
 const VERSION = 'v1';
 const IV_BYTES = 12;

@@ -1,7 +1,6 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { DEFAULT_MAX_DEPTH } from '../envelope/index.js';
-import { scanJson } from '../envelope/json-scan.js';
+import { DEFAULT_MAX_DEPTH, scanJson } from '../envelope/index.js';
 import { RpcError } from '../errors.js';
 import type { RemoteNode } from './remote-node.js';
 

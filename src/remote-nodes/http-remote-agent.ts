@@ -1,5 +1,5 @@
 import { RpcError } from '../errors.js';
-import { executeContextSchema } from '../server/execute/execute-request.js';
+import { executeContextSchema } from './execute-request.js';
 import { errorText, NetworkError, redactUrl, requestJson, type JsonAnswer } from './http-json.js';
 import { pollDelay } from './poll-backoff.js';
 import { mergeDelta, serializeContext, type ExecutionContext } from './remote-execution-context.js';

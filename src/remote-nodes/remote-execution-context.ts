@@ -1,7 +1,7 @@
 import { RpcError } from '../errors.js';
-import type { Usage } from '../rpc/flow-usage.js';
-import type { ExecutionMessage } from '../rpc/execution-scope.js';
-import { inlineCredentialAt, type ComponentRef } from '../server/execute/execute-request.js';
+import type { Usage } from '../flow-usage.js';
+import type { ExecutionMessage } from '../rpc/index.js';
+import { inlineCredentialAt, type ComponentRef } from './execute-request.js';
 
 /**
  * A component of an execution context (store, tracing, feedback). A worker receives it by

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { writeFileAtomically } from '../files/index.js';
-import { silentLogger, type Logger } from '../observability/logger.js';
-import { SecretValue } from '../secrets/secret-value.js';
+import { silentLogger, type Logger } from '../logger.js';
+import { SecretValue } from '../secrets/index.js';
 import type { CredentialCipher } from './credential-cipher.js';
 import type { RemoteAuthType, RemoteNode } from './remote-node.js';
 import { checkStoredNode, type UnreadableNode } from './stored-node-check.js';

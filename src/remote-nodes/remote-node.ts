@@ -1,4 +1,4 @@
-import type { SecretValue } from '../secrets/secret-value.js';
+import type { SecretValue } from '../secrets/index.js';
 
 export const REMOTE_AUTH_TYPES = ['none', 'basic', 'token'] as const;
 export type RemoteAuthType = (typeof REMOTE_AUTH_TYPES)[number];

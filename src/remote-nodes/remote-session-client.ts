@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { RpcError } from '../errors.js';
 import { systemClock, type Clock } from '../clock.js';
-import { silentLogger, type Logger } from '../observability/logger.js';
+import { silentLogger, type Logger } from '../logger.js';
 import type { RemoteNode } from './remote-node.js';
 import { createRemoteSession, SESSIONS_PATH } from './create-remote-session.js';
 import { formatRemoteOutput, summarizePrompt, type RejectedPrompt } from './format-remote-output.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { agentIdOf, type AgentRpcEnvelope } from '../envelope/index.js';
-import { decodeFlowState, encodeFlowState, FLOW_HEADER } from '../guard/flow-state.js';
-import { currentDispatch } from '../rpc/flow-context.js';
+import { decodeFlowState, encodeFlowState, FLOW_HEADER } from '../guard/index.js';
+import { currentDispatch } from '../rpc/index.js';
 
 /**
  * The flow a remote session continues: a model agent's `remote_agent` call sends it, so the

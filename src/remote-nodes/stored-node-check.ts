@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RpcError, toRpcError } from '../errors.js';
-import { REMOTE_NODE_NAME_RE } from '../config/remote-nodes-config.js';
+import { REMOTE_NODE_NAME_RE } from './remote-nodes-config.js';
 import { REMOTE_AUTH_TYPES, type RemoteNode } from './remote-node.js';
 import type { StoredRemoteNode } from './remote-node-store.js';
 

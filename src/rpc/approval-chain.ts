@@ -1,4 +1,4 @@
-import { attachAuth } from '../auth/attach.js';
+import { attachAuth } from '../auth/index.js';
 import { encodeEnvelope, newMessageId, type AgentRpcEnvelope } from '../envelope/index.js';
 import { toRpcError } from '../errors.js';
 import { isPromise } from '../maybe-promise.js';

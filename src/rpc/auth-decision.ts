@@ -1,6 +1,6 @@
-import type { AuthVerdict } from '../auth/provider.js';
+import type { AuthVerdict } from '../auth/index.js';
 import type { AgentRpcEnvelope } from '../envelope/index.js';
-import { noAudit } from '../audit/audit-log.js';
+import { noAudit } from '../audit/index.js';
 import type { NodeIdentity, Telemetry } from './node-core.js';
 
 /** Every verify decision, accept or reject, becomes an `auth_check` audit record and a metric. */

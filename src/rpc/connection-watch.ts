@@ -1,4 +1,4 @@
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../logger.js';
 import type { ConnectionState, RpcTransport, TransportKind } from '../transport.js';
 import type { PendingRegistry } from './pending-registry.js';
 

@@ -1,7 +1,6 @@
-import type { AgentRpcEnvelope } from '../envelope/index.js';
-import { newMessageId } from '../envelope/index.js';
+import { newMessageId, type AgentRpcEnvelope } from '../envelope/index.js';
 import { RpcError, type WireError } from '../errors.js';
-import { DLQ_EXCERPT_BYTES, type DlqKind, type DlqRecord } from '../dlq/record.js';
+import { DLQ_EXCERPT_BYTES, type DlqKind, type DlqRecord } from '../dlq/index.js';
 import type { Delivery, TransportKind } from '../transport.js';
 import type { InboxCore } from './node-core.js';
 import { publishDlqCopy } from './dlq-topic-copy.js';

@@ -1,9 +1,9 @@
-import { attachAuth } from '../auth/attach.js';
+import { attachAuth } from '../auth/index.js';
 import { encodeEnvelope, newMessageId, type AgentRpcEnvelope } from '../envelope/index.js';
 import { toRpcError } from '../errors.js';
 import { isPromise } from '../maybe-promise.js';
 import { approvalResponder } from './approval-chain.js';
-import type { CallResult } from './call-result.js';
+import type { CallResult } from '../call-result.js';
 import { CANCEL_CAPABILITY } from './cancellations.js';
 import type { CallerCore } from './node-core.js';
 import type { CallState } from './outgoing-call.js';

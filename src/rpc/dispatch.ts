@@ -1,6 +1,6 @@
 import type { AgentRpcEnvelope } from '../envelope/index.js';
 import { RpcError, toRpcError } from '../errors.js';
-import type { StoredReply } from '../idempotency/store.js';
+import type { StoredReply } from '../idempotency/index.js';
 import { isPromise, type MaybePromise } from '../maybe-promise.js';
 import { askApproval } from './approval-chain.js';
 import { toWireError, type HandlerResult } from './handler.js';

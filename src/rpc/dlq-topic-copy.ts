@@ -1,7 +1,7 @@
-import type { DlqRecord } from '../dlq/record.js';
+import type { DlqRecord } from '../dlq/index.js';
 import type { RpcTransport } from '../transport.js';
 import type { InboxCore } from './node-core.js';
-import { LogThrottle } from '../observability/log-throttle.js';
+import { LogThrottle } from '../observability/index.js';
 
 const WARN_EVERY_MS = 10_000;
 

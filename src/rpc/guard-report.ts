@@ -1,9 +1,8 @@
-import type { Logger } from '../observability/logger.js';
-import type { RpcMetrics } from '../observability/metrics.js';
-import { noAudit } from '../audit/audit-log.js';
-import { recursionLogLine, type GuardViolation } from '../guard/guard-rules.js';
+import type { Logger } from '../logger.js';
+import { LogThrottle, type RpcMetrics } from '../observability/index.js';
+import { noAudit } from '../audit/index.js';
+import { recursionLogLine, type GuardViolation } from '../guard/index.js';
 import type { NodeIdentity, Telemetry } from './node-core.js';
-import { LogThrottle } from '../observability/log-throttle.js';
 
 /** Agents passing a flow on without doing any work of their own: a warning, not a refusal. */
 export function reportIdleHops(core: Telemetry & Pick<NodeIdentity, 'agentId'>, hops: number, from: string, to: string, correlationId: string): void {

@@ -1,8 +1,8 @@
 import type { RpcError } from '../errors.js';
-import { guardError } from '../guard/runaway-guard.js';
+import { guardError } from '../guard/index.js';
 import type { RpcTracing } from '../observability/tracing/rpc-tracing.js';
 import type { ExecutionScope } from './execution-scope.js';
-import { flowSpentAt, NO_USAGE, recordUsage, usageCausedBy, type Usage } from './flow-usage.js';
+import { flowSpentAt, NO_USAGE, recordUsage, usageCausedBy, type Usage } from '../flow-usage.js';
 import { reportGuardRejection } from './guard-report.js';
 import type { HandlerContext } from './handler.js';
 import { RequestContext } from './request-context.js';

@@ -1,7 +1,7 @@
 import type { AgentRpcEnvelope } from '../envelope/index.js';
 import type { WireError } from '../errors.js';
-import type { Logger } from '../observability/logger.js';
-import type { CallResult } from './call-result.js';
+import type { Logger } from '../logger.js';
+import type { CallResult } from '../call-result.js';
 import type { ApprovalAnswer, ApprovalPrompt } from './approvals.js';
 import type { RequestAgentOptions } from './request-agent.js';
 

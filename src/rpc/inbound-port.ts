@@ -1,13 +1,13 @@
-import { attachAuth } from '../auth/attach.js';
+import { attachAuth } from '../auth/index.js';
 import { decodeEnvelope, encodeEnvelope, newCorrelationId, type AgentRpcEnvelope, type DecodeLimits } from '../envelope/index.js';
 import { RpcError } from '../errors.js';
-import { FLOW_HEADER } from '../guard/flow-state.js';
+import { FLOW_HEADER } from '../guard/index.js';
 import { createDelivery } from '../delivery.js';
 import type { Inbox } from './inbox.js';
 import type { InboxCore } from './node-core.js';
 import type { DeliverySource } from './receipt.js';
 import { asResponsePayload, type ResponsePayload } from './response-payload.js';
-import { childTraceparent, TRACEPARENT_HEADER } from './trace-context.js';
+import { childTraceparent, TRACEPARENT_HEADER } from '../trace-context.js';
 import type { ExecutionScope } from './execution-scope.js';
 
 /** A response to a message handed in through the port, with its payload already read. */

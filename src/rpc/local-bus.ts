@@ -1,6 +1,6 @@
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../logger.js';
 import type { AgentRpcEnvelope } from '../envelope/index.js';
-import type { CallResult } from './call-result.js';
+import type { CallResult } from '../call-result.js';
 
 /** What arrives on a node's local bus. */
 export interface LocalBusEvents {

@@ -1,5 +1,5 @@
 import type { AgentRpcEnvelope } from '../envelope/index.js';
-import type { CallMode, CallResult } from './call-result.js';
+import type { CallMode, CallResult } from '../call-result.js';
 import type { HandlerContext } from './handler.js';
 import type { BrokerEndpoint } from '../transport.js';
 

@@ -1,10 +1,10 @@
 import type { AgentRpcEnvelope } from '../envelope/index.js';
 import type { ApprovalAsker } from './approval-chain.js';
-import type { CallMode } from './call-result.js';
+import type { CallMode } from '../call-result.js';
 import type { OutgoingCall } from './middleware.js';
 import type { ResolvedPeer } from './peer-table.js';
 import type { RequestAgentOptions } from './request-agent.js';
-import type { Usage } from './flow-usage.js';
+import type { Usage } from '../flow-usage.js';
 
 /** One call through the send path: what middleware sees (OutgoingCall), and what the send stages note on the way. */
 export class CallState implements OutgoingCall {

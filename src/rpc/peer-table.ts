@@ -1,4 +1,4 @@
-import type { AuthProvider } from '../auth/provider.js';
+import type { AuthProvider } from '../auth/index.js';
 import { agentIdOf, agentUri, URI_SCHEME_RE } from '../envelope/index.js';
 import { RpcError } from '../errors.js';
 import type { RpcTransport, TransportKind } from '../transport.js';

@@ -1,8 +1,8 @@
 import { positiveInteger } from '../check-integer.js';
 import { RpcError } from '../errors.js';
 import type { ApprovalRequestWire } from './response-payload.js';
-import type { Usage } from './flow-usage.js';
-import type { RpcMetrics } from '../observability/metrics.js';
+import type { Usage } from '../flow-usage.js';
+import type { RpcMetrics } from '../observability/index.js';
 import type { TransportKind } from '../transport.js';
 import { RecentIds } from './recent-ids.js';
 

@@ -1,6 +1,6 @@
 import type { AgentRpcEnvelope } from '../envelope/index.js';
 import { toRpcError, type RpcError } from '../errors.js';
-import type { StoredReply } from '../idempotency/store.js';
+import type { StoredReply } from '../idempotency/index.js';
 import { isPromise, type MaybePromise } from '../maybe-promise.js';
 import type { Delivery, RpcTransport, TransportKind } from '../transport.js';
 import { deadLetter, type DeadLetterInput } from './dead-letter.js';

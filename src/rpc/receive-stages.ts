@@ -1,6 +1,6 @@
 import { decodeEnvelope } from '../envelope/index.js';
 import { RpcError } from '../errors.js';
-import { guardError } from '../guard/runaway-guard.js';
+import { guardError } from '../guard/index.js';
 import { isPromise, type MaybePromise } from '../maybe-promise.js';
 import { recordTenantRejection } from './auth-decision.js';
 import { CANCEL_CAPABILITY, cancelledRequestId } from './cancellations.js';

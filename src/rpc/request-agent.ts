@@ -1,6 +1,6 @@
 import { positiveInteger } from '../check-integer.js';
 import { newCorrelationId, type AgentRpcEnvelope } from '../envelope/index.js';
-import { CALL_MODES, type CallMode, type CallResult } from './call-result.js';
+import { CALL_MODES, type CallMode, type CallResult } from '../call-result.js';
 import type { ApprovalAsker } from './approval-chain.js';
 import { currentDispatch } from './flow-context.js';
 import type { CallerCore } from './node-core.js';

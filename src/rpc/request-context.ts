@@ -1,9 +1,9 @@
 import type { AgentRpcEnvelope } from '../envelope/index.js';
-import type { CallResult } from './call-result.js';
+import type { CallResult } from '../call-result.js';
 import type { HandlerContext, HandlerResult, RespondOptions } from './handler.js';
 import type { InboxCore } from './node-core.js';
 import { requestAgent, type RequestAgentOptions } from './request-agent.js';
-import { parseTraceparent, TRACEPARENT_HEADER } from './trace-context.js';
+import { parseTraceparent, TRACEPARENT_HEADER } from '../trace-context.js';
 import type { ApprovalAnswer, ApprovalPrompt } from './approvals.js';
 import type { ExecutionScope } from './execution-scope.js';
 

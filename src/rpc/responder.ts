@@ -1,12 +1,12 @@
-import { attachAuth } from '../auth/attach.js';
+import { attachAuth } from '../auth/index.js';
 import { encodeEnvelope, newMessageId, type AgentRpcEnvelope } from '../envelope/index.js';
 import { RpcError } from '../errors.js';
-import type { StoredReply } from '../idempotency/store.js';
+import type { StoredReply } from '../idempotency/index.js';
 import { parseReplyTo, type TransportKind } from '../transport.js';
 import { isPromise, type MaybePromise } from '../maybe-promise.js';
 import { signerFor, type NodeLinks, type SignerCore } from './node-core.js';
 import type { ResponsePayload } from './response-payload.js';
-import { encodeUsage, USAGE_HEADER, usageCausedBy } from './flow-usage.js';
+import { encodeUsage, USAGE_HEADER, usageCausedBy } from '../flow-usage.js';
 
 /**
  * Builds (and signs) the response envelope for a request. Undefined when the request

@@ -1,16 +1,15 @@
 import { agentIdOf, newMessageId, type AgentRpcEnvelope } from '../envelope/index.js';
 import { RpcError, toRpcError } from '../errors.js';
-import { FLOW_HEADER } from '../guard/flow-state.js';
-import { guardError } from '../guard/runaway-guard.js';
-import { statusForError, type CallResult } from './call-result.js';
-import { encodeUsage, flowSpentAt, FLOW_USAGE_HEADER, recordUsage } from './flow-usage.js';
+import { FLOW_HEADER, guardError } from '../guard/index.js';
+import { statusForError, type CallResult } from '../call-result.js';
+import { encodeUsage, flowSpentAt, FLOW_USAGE_HEADER, recordUsage } from '../flow-usage.js';
 import { reportGuardRejection, reportIdleHops } from './guard-report.js';
 import type { CallerCore } from './node-core.js';
 import type { CallState } from './outgoing-call.js';
 import type { PendingOutcome } from './pending-registry.js';
 import { requestPermissionKey } from './permissions.js';
 import { deliverCall } from './deliver-call.js';
-import { childTraceparent, TRACEPARENT_HEADER } from './trace-context.js';
+import { childTraceparent, TRACEPARENT_HEADER } from '../trace-context.js';
 
 /** A send stage checks or builds; it returns an error to refuse the call (nothing is sent). */
 export interface SendStage {

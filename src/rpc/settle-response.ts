@@ -1,5 +1,5 @@
 import { RpcError } from '../errors.js';
-import { decodeUsage, USAGE_HEADER } from './flow-usage.js';
+import { decodeUsage, USAGE_HEADER } from '../flow-usage.js';
 import type { InboxCore } from './node-core.js';
 import type { Receipt } from './receipt.js';
 import { asResponsePayload } from './response-payload.js';

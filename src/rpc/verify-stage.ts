@@ -1,5 +1,4 @@
-import type { AuthVerdict } from '../auth/provider.js';
-import { deny } from '../auth/reasons.js';
+import { deny, type AuthVerdict } from '../auth/index.js';
 import { RpcError } from '../errors.js';
 import { isPromise, type MaybePromise } from '../maybe-promise.js';
 import { recordAuthDecision } from './auth-decision.js';

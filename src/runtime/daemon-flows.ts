@@ -1,14 +1,9 @@
-import type { AgentConfig } from '../config/agent-config.js';
-import { ConfigError } from '../config/config-error.js';
-import { flowsConfigSchema, type FlowsConfig } from '../config/flows-config.js';
+import { flowsConfigSchema, type AgentConfig, type FlowsConfig } from '../config/index.js';
+import { ConfigError } from '../yaml/index.js';
 import type { Clock } from '../clock.js';
-import type { FlowCall } from '../flows/flow-record.js';
-import { FlowRecorder } from '../flows/flow-recorder.js';
-import { FlowRecordStore } from '../flows/flow-record-store.js';
-import { flowsPublisher, viewFlows } from '../flows/flows-topic.js';
-import type { Logger } from '../observability/logger.js';
-import type { FrontDoor } from '../server/http-server.js';
-import { flowRoutes } from '../server/flows/flow-routes.js';
+import { FlowRecorder, FlowRecordStore, flowsPublisher, viewFlows, type FlowCall } from '../flows/index.js';
+import type { Logger } from '../logger.js';
+import { flowRoutes, type FrontDoor } from '../server/index.js';
 import type { RpcTransport, Subscription } from '../transport.js';
 import type { BuiltAgent } from './build-agent.js';
 

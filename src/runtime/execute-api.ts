@@ -1,11 +1,8 @@
-import type { AgentConfig } from '../config/agent-config.js';
-import { ConfigError } from '../config/config-error.js';
-import type { Logger } from '../observability/logger.js';
-import type { SecretResolver } from '../secrets/resolver.js';
-import type { SecretValue } from '../secrets/secret-value.js';
-import type { ApiRoute } from '../server/api-route.js';
-import { executeRoutes, type ExecuteAgent } from '../server/execute/execute-routes.js';
-import { RedisConnections } from '../server/execute/redis-execution-store.js';
+import type { AgentConfig } from '../config/index.js';
+import { ConfigError } from '../yaml/index.js';
+import type { Logger } from '../logger.js';
+import type { SecretResolver, SecretValue } from '../secrets/index.js';
+import { executeRoutes, RedisConnections, type ApiRoute, type ExecuteAgent } from '../server/index.js';
 
 /**
  * The remote execution endpoints of a process, configured by its first agent's agent.yaml

@@ -1,9 +1,8 @@
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ConfigError } from '../config/config-error.js';
-import type { LoadedYaml } from '../config/load-yaml.js';
-import type { AgentFile } from '../config/agent-file.js';
-import type { Handler } from '../rpc/handler.js';
+import { ConfigError, type LoadedYaml } from '../yaml/index.js';
+import type { AgentFile } from '../config/index.js';
+import type { Handler } from '../rpc/index.js';
 
 /**
  * Imports each handler module named in agent.yaml (`handlers: {capability: ./path.js}`,

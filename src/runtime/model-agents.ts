@@ -1,30 +1,33 @@
 import { agentHandler, type AgentHandlerOptions, type AgentHandlerSpec, type ToolsetFactory } from '../agent/agent-handler.js';
-import type { AgentBlockConfig } from '../agent/agent-handler-config.js';
-import { buildAgentTools } from '../agent/agent-tools.js';
-import { bashTool } from '../agent/bash/bash-tool.js';
-import type { BashPolicy } from '../agent/bash/bash-policy.js';
-import { scrubbedEnv } from '../agent/bash/scrubbed-env.js';
-import { createModelClient } from '../agent/models/create-model-client.js';
-import type { ModelClient } from '../agent/models/model-client.js';
-import { resolveModelId, type ModelConfig } from '../agent/models/models-config.js';
-import type { SecretMasker } from '../secrets/secret-masker.js';
-import type { Tool } from '../agent/tool.js';
-import { ToolSelection } from '../agent/tool-selection.js';
+import {
+  buildAgentTools,
+  bashTool,
+  scrubbedEnv,
+  createModelClient,
+  resolveModelId,
+  ToolSelection,
+  PeerCatalog,
+  peerTool,
+  readSchemaTool,
+  readTool,
+  thinkTool,
+  webSearchTool,
+  type AgentBlockConfig,
+  type BashPolicy,
+  type ModelClient,
+  type ModelConfig,
+  type Tool,
+} from '../agent/index.js';
+import type { SecretMasker, SecretResolver } from '../secrets/index.js';
 import { patchTool } from '../agent/tools/patch-tool.js';
-import { PeerCatalog, peerTool } from '../agent/tools/peer-tools.js';
-import { readSchemaTool } from '../agent/tools/read-schema-tool.js';
-import { readTool } from '../agent/tools/read-tool.js';
-import { thinkTool } from '../agent/tools/think-tool.js';
-import { webSearchTool } from '../agent/tools/web-search-tool.js';
-import type { AuditLog } from '../audit/audit-log.js';
-import { dataDirOf, type AgentConfig } from '../config/agent-config.js';
-import { ConfigError } from '../config/config-error.js';
-import type { Logger } from '../observability/logger.js';
-import type { RpcMetrics } from '../observability/metrics.js';
-import type { RemoteNodeResolver } from '../remote-nodes/remote-node.js';
+import type { AuditLog } from '../audit/index.js';
+import { dataDirOf, type AgentConfig } from '../config/index.js';
+import { ConfigError } from '../yaml/index.js';
+import type { Logger } from '../logger.js';
+import type { RpcMetrics } from '../observability/index.js';
+import type { RemoteNodeResolver } from '../remote-nodes/index.js';
 import type { AgentNode } from '../rpc/agent-node.js';
-import type { Handler } from '../rpc/handler.js';
-import type { SecretResolver } from '../secrets/resolver.js';
+import type { Handler } from '../rpc/index.js';
 
 export interface ModelAgentsContext {
   readonly config: AgentConfig;

@@ -1,14 +1,9 @@
 import { join } from 'node:path';
-import { dataDirOf, type AgentConfig } from '../config/agent-config.js';
-import { ConfigError } from '../config/config-error.js';
-import type { Logger } from '../observability/logger.js';
-import type { SecretResolver } from '../secrets/resolver.js';
-import type { ApiRoute } from '../server/api-route.js';
-import { ApiTokens } from '../server/api-tokens.js';
-import { SessionManager } from '../server/sessions/session-manager.js';
-import { sessionRoutes } from '../server/sessions/sessions-routes.js';
-import { JsonFileStore } from '../server/json-file-store.js';
-import type { SessionRecord } from '../server/sessions/session-record.js';
+import { dataDirOf, type AgentConfig } from '../config/index.js';
+import { ConfigError } from '../yaml/index.js';
+import type { Logger } from '../logger.js';
+import type { SecretResolver } from '../secrets/index.js';
+import { ApiTokens, SessionManager, sessionRoutes, JsonFileStore, type ApiRoute, type SessionRecord } from '../server/index.js';
 
 /** The API tokens of a process: those listed in its first agent's agent.yaml (`api.tokens`). */
 export async function loadApiTokens(config: AgentConfig, secrets: SecretResolver): Promise<ApiTokens> {

@@ -1,6 +1,6 @@
 import type { TracerProvider } from '@opentelemetry/api';
-import { DEFAULT_TRACING_ENDPOINTS, type TracingConfig } from '../config/tracing-config.js';
-import type { Logger } from '../observability/logger.js';
+import { DEFAULT_TRACING_ENDPOINTS, type TracingConfig } from '../config/index.js';
+import type { Logger } from '../logger.js';
 import { zipkinExporter } from './zipkin-exporter.js';
 
 /** The OpenTelemetry SDK of an `agent-rpc serve` process, when agent.yaml asks for one. */

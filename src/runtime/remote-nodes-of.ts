@@ -1,16 +1,13 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { dataDirOf, type AgentConfig } from '../config/agent-config.js';
-import { ConfigError } from '../config/config-error.js';
-import { remoteNodesFromConfig } from '../config/remote-nodes-config.js';
-import type { Logger } from '../observability/logger.js';
-import type { SecretResolver } from '../secrets/resolver.js';
-import type { ApiRoute } from '../server/api-route.js';
-import { CredentialCipher } from '../remote-nodes/credential-cipher.js';
-import type { RemoteNodeResolver } from '../remote-nodes/remote-node.js';
-import { mergedResolver } from '../remote-nodes/remote-node-resolver.js';
+import { dataDirOf, type AgentConfig } from '../config/index.js';
+import { ConfigError } from '../yaml/index.js';
+import { remoteNodesFromConfig } from '../remote-nodes/remote-nodes-config.js';
+import type { Logger } from '../logger.js';
+import type { SecretResolver } from '../secrets/index.js';
+import { remoteNodeRoutes, type ApiRoute } from '../server/index.js';
+import { CredentialCipher, mergedResolver, type RemoteNodeResolver } from '../remote-nodes/index.js';
 import { RemoteNodeStore } from '../remote-nodes/remote-node-store.js';
-import { remoteNodeRoutes } from '../server/remote-nodes-routes.js';
 
 /**
  * An agent's remote nodes: agent.yaml `remoteNodes` merged with its node store (when

@@ -1,9 +1,8 @@
-import type { SharedReplayStore } from '../auth/replay-guard.js';
-import { replayStoreErrorReporter } from '../auth/replay-memory.js';
-import type { AgentFile } from '../config/agent-file.js';
-import type { FlowStore } from '../guard/flow-store.js';
-import type { Logger } from '../observability/logger.js';
-import type { RpcMetrics } from '../observability/metrics.js';
+import { replayStoreErrorReporter, type SharedReplayStore } from '../auth/index.js';
+import type { AgentFile } from '../config/index.js';
+import type { FlowStore } from '../guard/index.js';
+import type { Logger } from '../logger.js';
+import type { RpcMetrics } from '../observability/index.js';
 
 export interface SharedStores {
   readonly guardStore?: FlowStore;

@@ -1,5 +1,5 @@
-import type { TransportsConfig } from '../config/transports-config.js';
-import { noMetrics, type RpcMetrics } from '../observability/metrics.js';
+import type { TransportsConfig } from '../config/index.js';
+import { noMetrics, type RpcMetrics } from '../observability/index.js';
 import { transportPluginOf, type TransportPlugin, type TransportPluginContext } from '../transport-plugin.js';
 import type { RpcTransport } from '../transport.js';
 

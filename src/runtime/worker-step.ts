@@ -1,16 +1,12 @@
-import { executionMessageOf, modelMessageOf } from '../agent/execution-messages.js';
-import type { ModelMessage } from '../agent/models/model-client.js';
-import { newMessageId } from '../envelope/ids.js';
+import { executionMessageOf, modelMessageOf, type ModelMessage } from '../agent/index.js';
+import { newMessageId } from '../envelope/index.js';
 import { RpcError } from '../errors.js';
 import { HttpRemoteAgent } from '../remote-nodes/http-remote-agent.js';
-import type { ExecutionContext } from '../remote-nodes/remote-execution-context.js';
-import type { RemoteNodeResolver } from '../remote-nodes/remote-node.js';
-import { addUsage, NO_USAGE } from '../rpc/flow-usage.js';
-import type { HandlerContext } from '../rpc/handler.js';
-import { reportUsage } from '../rpc/index.js';
-import { parseTraceparent, TRACEPARENT_HEADER } from '../rpc/trace-context.js';
-import type { StepResult } from '../workflow/run-workflow.js';
-import type { AgentStep } from '../workflow/workflow-schema.js';
+import type { ExecutionContext, RemoteNodeResolver } from '../remote-nodes/index.js';
+import { addUsage, NO_USAGE } from '../flow-usage.js';
+import { reportUsage, type HandlerContext } from '../rpc/index.js';
+import { parseTraceparent, TRACEPARENT_HEADER } from '../trace-context.js';
+import type { StepResult, AgentStep } from '../workflow/index.js';
 
 /** Runs an agent step with `worker:` on that worker, from the messages it was `given` (its dependencies'). */
 export type WorkerStepRunner = (step: AgentStep & { readonly worker: string }, given: readonly ModelMessage[], ctx: HandlerContext) => Promise<StepResult>;

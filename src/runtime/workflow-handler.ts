@@ -1,13 +1,17 @@
 import { z } from 'zod';
-import type { ModelMessage } from '../agent/models/model-client.js';
+import type { ModelMessage } from '../agent/index.js';
 import { RpcError, toRpcError } from '../errors.js';
-import { addUsage, NO_USAGE, type Usage } from '../rpc/flow-usage.js';
-import type { Handler, HandlerContext } from '../rpc/handler.js';
-import { derivedContext, reportUsage, tapUsage } from '../rpc/index.js';
-import { MAX_TIMEOUT_MS } from '../rpc/request-agent.js';
-import { writeRunRecord, type WorkflowRunRecord } from '../workflow/run-record.js';
-import { runWorkflow, StepFailure, type RunStep } from '../workflow/run-workflow.js';
-import type { AgentStep, Workflow } from '../workflow/workflow-schema.js';
+import { addUsage, NO_USAGE, type Usage } from '../flow-usage.js';
+import { derivedContext, reportUsage, tapUsage, MAX_TIMEOUT_MS, type Handler, type HandlerContext } from '../rpc/index.js';
+import {
+  writeRunRecord,
+  runWorkflow,
+  StepFailure,
+  type WorkflowRunRecord,
+  type RunStep,
+  type AgentStep,
+  type Workflow,
+} from '../workflow/index.js';
 import type { WorkerStepRunner } from './worker-step.js';
 
 /**

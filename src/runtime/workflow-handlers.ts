@@ -1,9 +1,9 @@
 import { modelAgentRunner } from '../agent/agent-handler.js';
-import { dataDirOf, type AgentConfig } from '../config/agent-config.js';
-import type { Handler } from '../rpc/handler.js';
-import type { SecretMasker } from '../secrets/secret-masker.js';
-import type { LoadedWorkflow } from '../workflow/workflow-file.js';
-import type { RemoteNodeResolver } from '../remote-nodes/remote-node.js';
+import { dataDirOf, type AgentConfig } from '../config/index.js';
+import type { Handler } from '../rpc/index.js';
+import type { SecretMasker } from '../secrets/index.js';
+import type { LoadedWorkflow } from '../workflow/index.js';
+import type { RemoteNodeResolver } from '../remote-nodes/index.js';
 import type { ModelAgents } from './model-agents.js';
 import { workerStepRunner } from './worker-step.js';
 import { workflowHandler, type AgentStepRunner, type WorkflowHandlerOptions } from './workflow-handler.js';

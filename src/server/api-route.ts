@@ -1,4 +1,4 @@
-import type { Permission, Principal } from './roles.js';
+import type { Permission, Principal } from '../auth/index.js';
 
 /** A request the API server has authenticated and parsed (JSON body, path parameters). */
 export interface ApiRequest {

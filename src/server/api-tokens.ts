@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { SecretValue } from '../secrets/secret-value.js';
-import type { Principal, Role } from './roles.js';
+import type { SecretValue } from '../secrets/index.js';
+import type { Principal, Role } from '../auth/index.js';
 
 export interface ApiTokenEntry {
   readonly user: string;

@@ -2,10 +2,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { DEFAULT_MAX_DEPTH } from '../envelope/index.js';
-import { silentLogger, type Logger } from '../observability/logger.js';
+import { silentLogger, type Logger } from '../logger.js';
 import type { ApiResponse, ApiRoute } from './api-route.js';
 import type { ApiTokens } from './api-tokens.js';
-import { roleCan } from './roles.js';
+import { roleCan } from '../auth/index.js';
 import { ABORTED, badBodyText, hasBody, INVALID, isJsonType, NOT_UTF8, readJsonBody, TOO_DEEP, TOO_LARGE } from './read-body.js';
 import { matchRoute } from './route-match.js';
 

@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { DEFAULT_MAX_DEPTH } from '../envelope/index.js';
-import { scanJson } from '../envelope/json-scan.js';
+import { DEFAULT_MAX_DEPTH, scanJson } from '../envelope/index.js';
 
 /** The body was over the limit: answered 413 once the rest is drained. */
 export const TOO_LARGE = Symbol('body too large');

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { authTokenRule, remoteNodeFields } from '../config/remote-nodes-config.js';
+import { authTokenRule, remoteNodeFields } from '../remote-nodes/remote-nodes-config.js';
 import { apiError, type ApiResponse, type ApiRoute } from './api-route.js';
-import type { RemoteNode, RemoteNodeResolver } from '../remote-nodes/remote-node.js';
+import type { RemoteNode, RemoteNodeResolver } from '../remote-nodes/index.js';
 import type { RemoteNodeStore } from '../remote-nodes/remote-node-store.js';
 
 const nodeBody = z.strictObject({ ...remoteNodeFields, auth_token: z.string().min(1).optional() }).superRefine(authTokenRule);

@@ -1,5 +1,5 @@
 import { AgentNode, type AgentNodeOptions } from '../rpc/agent-node.js';
-import { PeerTable } from '../rpc/peer-table.js';
+import { PeerTable } from '../rpc/index.js';
 import type { RpcTransport } from '../transport.js';
 
 export type TestNodeOptions = Omit<AgentNodeOptions, 'id' | 'transports' | 'peers'>;

@@ -1,5 +1,16 @@
 export { loadWorkflowFile, parseWorkflow, type LoadedWorkflow, type WorkflowLoadOptions } from './workflow-file.js';
-export { workflowSchema, workflowStepSchema, agentStepSchema, callStepSchema, WORKFLOW_NAME_RE, type Workflow, type WorkflowStep, type AgentStep, type CallStep } from './workflow-schema.js';
+export {
+  workflowSchema,
+  workflowStepSchema,
+  agentStepSchema,
+  callStepSchema,
+  WORKFLOW_NAME_RE,
+  type Workflow,
+  type WorkflowStep,
+  type AgentStep,
+  type CallStep,
+  MAX_STEP_TIMEOUT_MS,
+} from './workflow-schema.js';
 export { checkWorkflow, substitutedStrings, type WorkflowCheckOptions, type WorkflowProblem } from './check-workflow.js';
 export { findCycle, runOrder, ancestorsOf, type GraphStep } from './workflow-graph.js';
 export { substitute, substituteJson, referencesIn, variableText, OUTPUT_NAME_RE, PARAM_NAME_RE, type Variables } from './substitute.js';

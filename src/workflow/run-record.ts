@@ -1,8 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isUuid } from '../envelope/ids.js';
+import { isUuid } from '../envelope/index.js';
 import { writeFileAtomically } from '../files/index.js';
-import type { Usage } from '../rpc/flow-usage.js';
+import type { Usage } from '../flow-usage.js';
 import { WORKFLOW_NAME_RE } from './workflow-schema.js';
 
 export const RUN_STATUSES = ['succeeded', 'failed', 'cancelled'] as const;

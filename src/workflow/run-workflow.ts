@@ -1,9 +1,9 @@
-import type { ModelMessage } from '../agent/models/model-client.js';
-import { newMessageId } from '../envelope/ids.js';
+import type { ModelMessage } from '../agent/index.js';
+import { newMessageId } from '../envelope/index.js';
 import { RpcError, toRpcError } from '../errors.js';
-import { addUsage, NO_USAGE, type Usage } from '../rpc/flow-usage.js';
+import { addUsage, NO_USAGE, type Usage } from '../flow-usage.js';
 import { checkWorkflow } from './check-workflow.js';
-import { fieldPath } from '../config/config-error.js';
+import { fieldPath } from '../yaml/index.js';
 import type { StepRecord, WorkflowRunRecord } from './run-record.js';
 import { substitute, substituteJson, variableText, type Variables } from './substitute.js';
 import { ancestorsOf, runOrder } from './workflow-graph.js';

@@ -1,5 +1,4 @@
-import { ConfigError, fieldPath } from '../config/config-error.js';
-import { loadYamlFile, parseYaml, type LoadedYaml } from '../config/load-yaml.js';
+import { ConfigError, fieldPath, loadYamlFile, parseYaml, type LoadedYaml } from '../yaml/index.js';
 import { checkWorkflow, type WorkflowCheckOptions } from './check-workflow.js';
 import { workflowSchema, type Workflow } from './workflow-schema.js';
 

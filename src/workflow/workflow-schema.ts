@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { agentBlockSchema, agentMessageSchema } from '../agent/agent-handler-config.js';
-import { alias, seconds } from '../config/aliases.js';
-import { AGENT_URI_RE, CAPABILITY_RE } from '../envelope/schema.js';
+import { agentBlockSchema, agentMessageSchema } from '../agent/index.js';
+import { alias, seconds } from '../yaml/index.js';
+import { AGENT_URI_RE, CAPABILITY_RE } from '../envelope/index.js';
 import { OUTPUT_NAME_RE, PARAM_NAME_RE } from './substitute.js';
 
 // Names end up in file paths (`runs/<workflow>/…`), log lines and error messages: a narrow alphabet keeps them safe.

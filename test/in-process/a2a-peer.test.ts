@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { TaskState } from '@a2a-js/sdk';
 import { oauth2ClientAuth } from '../../src/auth/oauth2-client-provider.js';
 import { AgentNode, type AgentNodeOptions } from '../../src/rpc/agent-node.js';
-import { silentLogger } from '../../src/observability/logger.js';
+import { silentLogger } from '../../src/logger.js';
 import { startDaemon } from '../../src/runtime/daemon.js';
 import { SecretValue } from '../../src/secrets/secret-value.js';
 import { builtinTransports } from '../../transports/plugins.js';

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApprovalAnswer } from '../../src/rpc/approvals.js';
-import type { Usage } from '../../src/rpc/flow-usage.js';
+import type { Usage } from '../../src/flow-usage.js';
 import { checkFlowBudget, reportUsage, usageOf } from '../../src/index.js';
 import { MemoryFleet } from '../support/fleet.js';
 

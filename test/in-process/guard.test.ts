@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CallResult } from '../../src/rpc/call-result.js';
+import type { CallResult } from '../../src/call-result.js';
 import type { AgentNode, AgentNodeOptions } from '../../src/rpc/agent-node.js';
-import type { Logger } from '../../src/observability/logger.js';
+import type { Logger } from '../../src/logger.js';
 import { decodeEnvelope, encodeEnvelope } from '../../src/envelope/index.js';
 import { Collector } from '../support/collector.js';
 import { foreignRequest } from '../support/envelopes.js';

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { decodeEnvelope, isUuid } from '../../src/envelope/index.js';
 import { RpcError } from '../../src/errors.js';
 import type { LocalBusEvents } from '../../src/rpc/local-bus.js';
-import { silentLogger, type Logger } from '../../src/observability/logger.js';
+import { silentLogger, type Logger } from '../../src/logger.js';
 import { Collector } from '../support/collector.js';
 import { MemoryFleet, gate, until } from '../support/fleet.js';
 

@@ -58,7 +58,7 @@ describe('delivery controls - dedupe claims', () => {
     svc.handle('work', () => ++runs);
     const envelope = request();
     // The claim a crashed consumer left behind.
-    await store.claim(envelope.messageId, 30, { instance: 'another-replica', life: 'gone' });
+    store.claim(envelope.messageId, 30, { instance: 'another-replica', life: 'gone' });
     const replies = new Collector({ autoAck: true });
     const raw = await f.raw();
     await raw.subscribe('test.replies', replies.handler);

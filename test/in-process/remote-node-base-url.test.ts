@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/observability/logger.js';
+import { silentLogger } from '../../src/logger.js';
 import { startDaemon, type RunningDaemon } from '../../src/runtime/daemon.js';
 import { SecretValue } from '../../src/secrets/secret-value.js';
 import type { RemoteNode } from '../../src/remote-nodes/remote-node.js';

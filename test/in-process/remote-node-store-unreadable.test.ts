@@ -3,8 +3,8 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync, appendFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Logger } from '../../src/observability/logger.js';
-import { silentLogger } from '../../src/observability/logger.js';
+import type { Logger } from '../../src/logger.js';
+import { silentLogger } from '../../src/logger.js';
 import { CredentialCipher } from '../../src/remote-nodes/credential-cipher.js';
 import { mergedResolver } from '../../src/remote-nodes/remote-node-resolver.js';
 import { RemoteNodeStore } from '../../src/remote-nodes/remote-node-store.js';

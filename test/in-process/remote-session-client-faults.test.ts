@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectJittered } from '../support/assertions.js';
-import type { Logger } from '../../src/observability/logger.js';
+import type { Logger } from '../../src/logger.js';
 import { SecretValue } from '../../src/secrets/secret-value.js';
 import type { RemoteNode } from '../../src/remote-nodes/remote-node.js';
 import { CREATE_ATTEMPTS, runRemoteSession, type RemoteSessionOptions } from '../../src/remote-nodes/remote-session-client.js';

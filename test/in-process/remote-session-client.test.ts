@@ -6,7 +6,7 @@ import { expectJittered } from '../support/assertions.js';
 import { buildAgentTools } from '../../src/agent/index.js';
 import { FileAuditLog } from '../../src/audit/file-audit-log.js';
 import { readAuditLog } from '../../src/audit/read-audit-log.js';
-import { silentLogger } from '../../src/observability/logger.js';
+import { silentLogger } from '../../src/logger.js';
 import { startDaemon, type RunningDaemon } from '../../src/runtime/daemon.js';
 import { SecretValue } from '../../src/secrets/secret-value.js';
 import type { RemoteNode } from '../../src/remote-nodes/remote-node.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseTraceparent } from '../../src/rpc/trace-context.js';
+import { parseTraceparent } from '../../src/trace-context.js';
 import { MemoryFleet } from '../support/fleet.js';
 
 let fleet: MemoryFleet;

@@ -1,7 +1,7 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { AlwaysOffSampler, BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseTraceparent } from '../../src/rpc/trace-context.js';
+import { parseTraceparent } from '../../src/trace-context.js';
 import { MemoryFleet } from '../support/fleet.js';
 
 let fleet: MemoryFleet;

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { webSearchTool, type ToolContext } from '../../src/agent/index.js';
 import { noAudit } from '../../src/audit/audit-log.js';
-import { silentLogger } from '../../src/observability/logger.js';
+import { silentLogger } from '../../src/logger.js';
 
 type Answer = (request: IncomingMessage, response: ServerResponse) => void;
 

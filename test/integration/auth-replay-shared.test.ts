@@ -7,7 +7,7 @@ import { hmacAuth } from '../../src/auth/hmac-provider.js';
 import { RedisReplayStore } from '../../src/auth/redis-replay-store.js';
 import { replayStoreErrorReporter } from '../../src/auth/replay-memory.js';
 import { encodeEnvelope, newMessageId, type AgentRpcEnvelope } from '../../src/envelope/index.js';
-import { silentLogger } from '../../src/observability/logger.js';
+import { silentLogger } from '../../src/logger.js';
 import { PrometheusMetrics } from '../../src/observability/prometheus-metrics.js';
 import { AgentNode } from '../../src/rpc/agent-node.js';
 import { startDaemon } from '../../src/runtime/daemon.js';

@@ -5,7 +5,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { bashPolicySchema, bashTool, runBash, scrubbedEnv, type BashDecision, type BashToolOptions } from '../../src/agent/bash/index.js';
 import type { ToolContext } from '../../src/agent/index.js';
-import { silentLogger } from '../../src/observability/logger.js';
+import { silentLogger } from '../../src/logger.js';
 import type { ApprovalAnswer, ApprovalPrompt } from '../../src/rpc/approvals.js';
 import { RecordedAudit } from '../support/recorded-audit.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAgentConfig } from '../../src/config/agent-config.js';
-import { silentLogger } from '../../src/observability/logger.js';
+import { silentLogger } from '../../src/logger.js';
 import { startDaemon } from '../../src/runtime/daemon.js';
 import { DEFAULT_GUARD_LIMITS } from '../../src/guard/guard-rules.js';
 import { RedisFlowStore } from '../../src/guard/redis-flow-store.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAgentConfig } from '../../src/config/agent-config.js';
-import { silentLogger } from '../../src/observability/logger.js';
+import { silentLogger } from '../../src/logger.js';
 import { buildAgent, type BuiltAgent } from '../../src/runtime/build-agent.js';
 import { startKafkaServer, type KafkaServerHandle } from '../../tools/brokers/index.js';
 import { builtinTransports } from '../../transports/plugins.js';

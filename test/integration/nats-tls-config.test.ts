@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAgentConfig } from '../../src/config/agent-config.js';
-import { silentLogger } from '../../src/observability/logger.js';
+import { silentLogger } from '../../src/logger.js';
 import { buildAgent } from '../../src/runtime/build-agent.js';
 import { startDaemon } from '../../src/runtime/daemon.js';
 import { startNatsServer, type NatsServerHandle } from '../../tools/brokers/index.js';

@@ -12,7 +12,7 @@ import type { FlowStore } from '../../src/guard/flow-store.js';
 import { SqliteIdempotencyStore } from '../../src/idempotency/sqlite-store.js';
 import { JsonlDlqSink } from '../../src/dlq/jsonl-file-sink.js';
 import type { RequestAgentOptions } from '../../src/rpc/request-agent.js';
-import { silentLogger, type Logger } from '../../src/observability/logger.js';
+import { silentLogger, type Logger } from '../../src/logger.js';
 import { gate } from '../../src/testing/wait.js';
 import type { Delivery, RpcTransport } from '../../src/transport.js';
 import { createTransport, type TransportSpec } from './transport-spec.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { AgentNode } from '../../src/rpc/agent-node.js';
-import type { CallResult } from '../../src/rpc/call-result.js';
+import type { CallResult } from '../../src/call-result.js';
 import type { RpcTransport } from '../../src/transport.js';
 import { AgentProcess } from './agent-process-client.js';
 import type { AgentProcessConfig } from './agent-process.js';

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadAgentConfig } from '../../src/config/agent-config.js';
-import { silentLogger } from '../../src/observability/logger.js';
+import { silentLogger } from '../../src/logger.js';
 import { AgentNode, type AgentNodeOptions } from '../../src/rpc/agent-node.js';
 import { buildAgent, type BuiltAgent } from '../../src/runtime/build-agent.js';
 import type { ScriptedModelServer } from '../../src/testing/scripted-model-server.js';

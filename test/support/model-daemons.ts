@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { silentLogger } from '../../src/observability/logger.js';
+import { silentLogger } from '../../src/logger.js';
 import { startDaemon, type RunningDaemon } from '../../src/runtime/daemon.js';
 import type { ScriptedModelServer } from '../../src/testing/scripted-model-server.js';
 import { builtinTransports } from '../../transports/plugins.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '../../src/observability/logger.js';
+import type { Logger } from '../../src/logger.js';
 import type { RpcTransport } from '../../src/transport.js';
 
 /** How a test (or a child agent process) reaches a real broker. */

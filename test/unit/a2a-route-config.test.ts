@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadAgentConfig } from '../../src/config/agent-config.js';
-import { ConfigError } from '../../src/config/config-error.js';
+import { ConfigError } from '../../src/yaml/config-error.js';
 import { routeRequestsTopic } from '../../src/config/peers-file.js';
 import { builtinTransports } from '../../transports/plugins.js';
 import { capabilitiesOfCard, requestMessage, taskError, TASK_STATES } from '../../transports/a2a/a2a-mapping.js';

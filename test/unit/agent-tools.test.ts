@@ -6,10 +6,10 @@ import { buildAgentTools, type Tool, type ToolContext } from '../../src/agent/in
 import { FileAuditLog } from '../../src/audit/file-audit-log.js';
 import { readAuditLog } from '../../src/audit/read-audit-log.js';
 import { RpcError } from '../../src/errors.js';
-import { silentLogger } from '../../src/observability/logger.js';
+import { silentLogger } from '../../src/logger.js';
 import { SecretValue } from '../../src/secrets/secret-value.js';
 import type { RemoteAuthType, RemoteNode, RemoteNodeResolver } from '../../src/remote-nodes/remote-node.js';
-import type { Role } from '../../src/server/roles.js';
+import type { Role } from '../../src/auth/roles.js';
 import type { RemoteSessionRunner } from '../../src/remote-nodes/remote-session-client.js';
 
 const TOKEN = 'tok-NEVER-SHOWN-4711';

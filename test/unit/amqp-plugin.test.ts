@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { parseYaml } from '../../src/config/load-yaml.js';
+import { parseYaml } from '../../src/yaml/load-yaml.js';
 import { transportsConfigSchema } from '../../src/config/transports-config.js';
-import { silentLogger } from '../../src/observability/logger.js';
+import { silentLogger } from '../../src/logger.js';
 import { noMetrics } from '../../src/observability/metrics.js';
 import { createSecretResolver } from '../../src/secrets/resolver.js';
 import { amqpOptionsFromConfig, amqpTransport, amqpTransportPlugin, type AmqpTransportConfig } from '../../transports/amqp/index.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FileAuditLog, GENESIS_HASH, iterateAuditLog, readAuditLog, verifyAuditLog, type AuditRecord } from '../../src/audit/index.js';
-import type { Logger } from '../../src/observability/logger.js';
+import type { Logger } from '../../src/logger.js';
 import { until } from '../../src/testing/wait.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'audit-log-'));

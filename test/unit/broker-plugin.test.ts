@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { silentLogger } from '../../src/observability/logger.js';
+import { silentLogger } from '../../src/logger.js';
 import { noMetrics } from '../../src/observability/metrics.js';
 import { createSecretResolver } from '../../src/secrets/resolver.js';
 import type { TransportPlugin, TransportPluginContext } from '../../src/transport-plugin.js';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { alias, seconds } from '../../src/config/aliases.js';
+import { alias, seconds } from '../../src/yaml/aliases.js';
 import { agentFileSchema } from '../../src/config/agent-file.js';
-import { ConfigError } from '../../src/config/config-error.js';
-import { parseYaml } from '../../src/config/load-yaml.js';
+import { ConfigError } from '../../src/yaml/config-error.js';
+import { parseYaml } from '../../src/yaml/load-yaml.js';
 
 /** agent.yaml as RFC 027 writes it: snake_case names, which are aliases of the camelCase fields. */
 const snakeCase = `version: 1

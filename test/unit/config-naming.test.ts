@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { alias, seconds } from '../../src/config/aliases.js';
+import { alias, seconds } from '../../src/yaml/aliases.js';
 import { configReferenceInputs } from '../../tools/docs/config-reference-inputs.js';
 
 /**
  * The config convention: canonical field names are camelCase and durations are milliseconds.
- * snake_case and seconds are only ever aliases (src/config/aliases.ts), which the JSON Schema
+ * snake_case and seconds are only ever aliases (src/yaml/aliases.ts), which the JSON Schema
  * of a file lists beside the field, never as a property of its own.
  */
 const SNAKE = /_/;
@@ -60,7 +60,7 @@ describe('config naming', () => {
     for (const file of ['agent.yaml', 'capabilities.yaml', 'rpc-peers.yaml', 'event-sources.yaml', 'workflow.yaml']) expect(files).toContain(file);
     expect(files.filter((where) => where.startsWith('capabilities.yaml transports.')).length).toBeGreaterThan(3);
     const offenders = schemas.flatMap(({ where, schema }) => offendersIn(schema).map((path) => `${where}: ${path}`));
-    expect(offenders, 'canonical names are camelCase in milliseconds; declare the snake_case or seconds name with alias() (src/config/aliases.ts)').toEqual([]);
+    expect(offenders, 'canonical names are camelCase in milliseconds; declare the snake_case or seconds name with alias() (src/yaml/aliases.ts)').toEqual([]);
   });
 
   it('config naming - the walk finds a snake_case or seconds field at any depth, and passes over aliases', () => {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { alias } from '../../src/config/aliases.js';
+import { alias } from '../../src/yaml/aliases.js';
 import { configReferenceInputs } from '../../tools/docs/config-reference-inputs.js';
 import { renderConfigReference } from '../../tools/docs/render-config-reference.js';
 

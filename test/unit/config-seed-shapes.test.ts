@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadAgentConfig, type AgentConfig } from '../../src/config/agent-config.js';
-import { ConfigError } from '../../src/config/config-error.js';
+import { ConfigError } from '../../src/yaml/config-error.js';
 import { loadPeersFile } from '../../src/config/peers-file.js';
 import { createSecretResolver, parseSecretRef } from '../../src/secrets/index.js';
 import { builtinTransports } from '../../transports/plugins.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RpcError } from '../../src/errors.js';
-import { silentLogger } from '../../src/observability/logger.js';
+import { silentLogger } from '../../src/logger.js';
 import { ConnectionWatch } from '../../src/rpc/connection-watch.js';
 import { PendingRegistry, type PendingOutcome } from '../../src/rpc/pending-registry.js';
 import { until } from '../../src/testing/wait.js';

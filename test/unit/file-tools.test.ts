@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadAgentMemory, patchTool, readSchemaTool, readTool, thinkTool, type AgentSchemaView, type ToolContext } from '../../src/agent/index.js';
-import { silentLogger } from '../../src/observability/logger.js';
-import type { Role } from '../../src/server/roles.js';
+import { silentLogger } from '../../src/logger.js';
+import type { Role } from '../../src/auth/roles.js';
 import { RecordedAudit } from '../support/recorded-audit.js';
 
 const made: string[] = [];

@@ -109,12 +109,12 @@ describe('idempotency - sqlite store persistence', () => {
   it('idempotency - a restarted instance takes over the claims its previous life left in the file', async () => {
     const path = dbPath();
     const first = await SqliteIdempotencyStore.open({ path });
-    await first.claim('m1', 60_000, { instance: ME.instance, life: 'life-1' });
-    await first.claim('m2', 60_000, { instance: 'worker-1', life: 'life-1' });
+    first.claim('m1', 60_000, { instance: ME.instance, life: 'life-1' });
+    first.claim('m2', 60_000, { instance: 'worker-1', life: 'life-1' });
     await first.close();
     const second = await SqliteIdempotencyStore.open({ path });
-    expect(await second.claim('m1', 60_000, ME)).toMatchObject({ state: 'claimed', takenOverFrom: { instance: ME.instance, life: 'life-1' } });
-    expect(await second.claim('m2', 60_000, ME)).toMatchObject({ state: 'in-progress', owner: { instance: 'worker-1' } });
+    expect(second.claim('m1', 60_000, ME)).toMatchObject({ state: 'claimed', takenOverFrom: { instance: ME.instance, life: 'life-1' } });
+    expect(second.claim('m2', 60_000, ME)).toMatchObject({ state: 'in-progress', owner: { instance: 'worker-1' } });
     await second.close();
   });
 
@@ -129,17 +129,17 @@ describe('idempotency - sqlite store persistence', () => {
     old.prepare('INSERT INTO dedupe VALUES (?, ?, ?, ?, ?)').run('claimed-1', 0, null, null, 1_500);
     old.close();
     const store = await SqliteIdempotencyStore.open({ path, clock: { now: () => now } });
-    const done = await store.claim('done-1', 60_000, ME);
+    const done = store.claim('done-1', 60_000, ME);
     expect(done.state === 'done' && Buffer.from(done.reply!.body).toString()).toBe('{"reply":1}');
     // Nobody knows who held it: it holds until its lease ends, then anyone may claim it.
-    expect(await store.claim('claimed-1', 60_000, ME)).toEqual({ state: 'in-progress', leaseLeftMs: 500 });
+    expect(store.claim('claimed-1', 60_000, ME)).toEqual({ state: 'in-progress', leaseLeftMs: 500 });
     now = 1_500;
-    expect(await store.claim('claimed-1', 60_000, ME)).toEqual({ state: 'claimed' });
-    expect(await store.claim('new-1', 60_000, ME)).toEqual({ state: 'claimed' });
+    expect(store.claim('claimed-1', 60_000, ME)).toEqual({ state: 'claimed' });
+    expect(store.claim('new-1', 60_000, ME)).toEqual({ state: 'claimed' });
     await store.close();
     // Opening the migrated file again changes nothing.
     const again = await SqliteIdempotencyStore.open({ path, clock: { now: () => now } });
-    expect(await again.claim('new-1', 60_000, { ...ME, life: 'life-3' })).toMatchObject({ state: 'claimed', takenOverFrom: ME });
+    expect(again.claim('new-1', 60_000, { ...ME, life: 'life-3' })).toMatchObject({ state: 'claimed', takenOverFrom: ME });
     await again.close();
   });
 
@@ -162,7 +162,7 @@ describe('idempotency - sqlite store persistence', () => {
     await expect(SqliteIdempotencyStore.open({ path, lockWaitMs: 100 })).rejects.toThrow(`${path} stayed locked by another process for 100 ms`);
     setTimeout(() => holder.exec('COMMIT'), 200);
     const store = await SqliteIdempotencyStore.open({ path });
-    expect(await store.claim('m1', 60_000, ME)).toEqual({ state: 'claimed' });
+    expect(store.claim('m1', 60_000, ME)).toEqual({ state: 'claimed' });
     await store.close();
     holder.close();
   });
@@ -170,15 +170,15 @@ describe('idempotency - sqlite store persistence', () => {
   it('idempotency - completed records and their replies survive reopening the file', async () => {
     const path = dbPath();
     const first = await SqliteIdempotencyStore.open({ path });
-    await first.claim('m1', 60_000, ME);
-    await first.complete('m1', { replyTo: 'kafka://agents.a.responses.i1', body: Buffer.from('{"reply":1}') }, 60_000);
-    await first.claim('m2', 60_000, ME);
+    first.claim('m1', 60_000, ME);
+    first.complete('m1', { replyTo: 'kafka://agents.a.responses.i1', body: Buffer.from('{"reply":1}') }, 60_000);
+    first.claim('m2', 60_000, ME);
     await first.close();
     const second = await SqliteIdempotencyStore.open({ path, durability: 'power-loss' });
-    const done = await second.claim('m1', 60_000, ME);
+    const done = second.claim('m1', 60_000, ME);
     expect(done.state).toBe('done');
     expect(done.state === 'done' && Buffer.from(done.reply!.body).toString()).toBe('{"reply":1}');
-    expect((await second.claim('m2', 60_000, ME)).state).toBe('in-progress');
+    expect(second.claim('m2', 60_000, ME).state).toBe('in-progress');
     await second.close();
   });
 
@@ -188,14 +188,14 @@ describe('idempotency - sqlite store persistence', () => {
     const body = Buffer.alloc(900, 65);
     // Fewer WAL pages than SQLite's own automatic checkpoint waits for (1,000).
     for (let i = 0; i < 100; i++) {
-      await store.claim(`m${i}`, 60_000, ME);
-      await store.complete(`m${i}`, { replyTo: 'nats://r', body }, 60_000);
+      store.claim(`m${i}`, 60_000, ME);
+      store.complete(`m${i}`, { replyTo: 'nats://r', body }, 60_000);
     }
     await until(() => statSync(path).size > 100 * 900);
     await store.close();
     expect(existsSync(`${path}-wal`)).toBe(false);
     const reopened = await SqliteIdempotencyStore.open({ path });
-    expect((await reopened.claim('m99', 60_000, ME)).state).toBe('done');
+    expect(reopened.claim('m99', 60_000, ME).state).toBe('done');
     await reopened.close();
   });
 
@@ -203,15 +203,15 @@ describe('idempotency - sqlite store persistence', () => {
     let now = 1_000;
     const path = dbPath();
     const store = await SqliteIdempotencyStore.open({ path, clock: { now: () => now } });
-    for (let i = 0; i < 400; i++) await store.complete(`old${i}`, undefined, 10);
+    for (let i = 0; i < 400; i++) store.complete(`old${i}`, undefined, 10);
     now += 10;
     const { default: Sqlite } = await import('better-sqlite3');
     const reader = new Sqlite(path, { readonly: true });
     const rows = (): number => (reader.prepare('SELECT count(*) AS n FROM dedupe').get() as { n: number }).n;
-    for (let i = 0; i < 100; i++) await store.claim(`new${i}`, 60_000, ME);
+    for (let i = 0; i < 100; i++) store.claim(`new${i}`, 60_000, ME);
     // One sweep so far: 250 of the 400 expired rows, the 100 claims kept.
     expect(rows()).toBe(400 - 250 + 100);
-    for (let i = 100; i < 200; i++) await store.claim(`new${i}`, 60_000, ME);
+    for (let i = 100; i < 200; i++) store.claim(`new${i}`, 60_000, ME);
     expect(rows()).toBe(200);
     reader.close();
     await store.close();
@@ -232,8 +232,8 @@ describe('idempotency - sqlite store persistence', () => {
 describe('idempotency - memory store bounds', () => {
   it('idempotency - the oldest ids are forgotten beyond maxEntries', async () => {
     const store = new MemoryIdempotencyStore({ maxEntries: 2 });
-    for (const id of ['a', 'b', 'c']) await store.claim(id, 60_000, ME);
+    for (const id of ['a', 'b', 'c']) store.claim(id, 60_000, ME);
     expect(store.size).toBe(2);
-    expect((await store.claim('c', 60_000, ME)).state).toBe('in-progress');
+    expect(store.claim('c', 60_000, ME).state).toBe('in-progress');
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/observability/logger.js';
+import { silentLogger } from '../../src/logger.js';
 import { isRetriableGroupError, retryingGroupSetup } from '../../transports/kafka/group-setup-retry.js';
 
 /** kafkajs errors as kafkajs shapes them: a name, a protocol `type`, `retriable`, a `cause`. */

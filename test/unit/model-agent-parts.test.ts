@@ -4,7 +4,7 @@ import { outputCheck } from '../../src/agent/output-check.js';
 import { ToolSelection, toolEntryProblem } from '../../src/agent/tool-selection.js';
 import { peerToolName } from '../../src/agent/tools/peer-tools.js';
 import { checkBudget, DEFAULT_GUARD_LIMITS } from '../../src/guard/guard-rules.js';
-import { decodeUsage, encodeUsage, type Usage } from '../../src/rpc/flow-usage.js';
+import { decodeUsage, encodeUsage, type Usage } from '../../src/flow-usage.js';
 import { MASKED, SecretMasker } from '../../src/secrets/secret-masker.js';
 
 describe('model agent parts - pure logic', () => {

@@ -24,7 +24,9 @@ function recording(intervalMs: number) {
     committer,
     commits,
     failures,
-    holdWith: (promise: Promise<void> | undefined) => (hold = promise),
+    holdWith: (promise: Promise<void> | undefined) => {
+      hold = promise;
+    },
     failNext: (value: boolean) => (fail = value),
   };
 }

@@ -1,12 +1,9 @@
-import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-// Where the packages are: the checkout's own node_modules, or a link to another checkout's.
-const packagesRoot = `${dirname(realpathSync(`${root}node_modules`))}/`;
 
 /** Every entry point of package.json `exports` (a `*` pattern expanded over the folders it matches), as the source file its types come from. */
 function entryPoints(): Array<{ subpath: string; source: string }> {
@@ -38,12 +35,13 @@ function kindOf(flags: ts.SymbolFlags): string {
 function membersOf(checker: ts.TypeChecker, type: ts.Type, at: ts.Node): string[] {
   const lines: string[] = [];
   for (const member of checker.getPropertiesOfType(type)) {
+    // A member keyed by a unique symbol is named `__@toPrimitive@<id>`; the id counts the
+    // compiler's symbols, so it moves with any change to the program.
+    const name = member.getName().replace(/^__@(\w+)@\d+$/, '[$1]');
     const declaration = member.valueDeclaration ?? member.declarations?.[0];
     const modifiers = declaration ? ts.getCombinedModifierFlags(declaration) : ts.ModifierFlags.None;
-    if (modifiers & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected) || member.getName().startsWith('#')) continue;
+    if (modifiers & (ts.ModifierFlags.Private | ts.ModifierFlags.Protected) || name.startsWith('#')) continue;
     const memberType = checker.getTypeOfSymbolAtLocation(member, at);
-    // A symbol-keyed member ([inspect.custom]) is named `__@custom@<id>`; the id shifts whenever the program grows.
-    const name = member.getName().replace(/^(__@.+)@\d+$/, '$1');
     const optional = member.flags & ts.SymbolFlags.Optional ? '?' : '';
     const readonly = modifiers & ts.ModifierFlags.Readonly ? 'readonly ' : '';
     const signatures = member.flags & ts.SymbolFlags.Method ? memberType.getCallSignatures() : [];
@@ -69,6 +67,9 @@ function signatureOf(checker: ts.TypeChecker, target: ts.Symbol, at: ts.Node): s
   return [];
 }
 
+/** Paths in types relative to the repository, also where node_modules is a link to another checkout's. */
+const relativePaths = (line: string): string => line.replaceAll(root, '').replace(/import\("[^"]*\/node_modules\//g, 'import("node_modules/');
+
 /** `name (kind)` for each export, then what it promises, indented: a changed option type is a changed line. */
 function exportsOf(program: ts.Program, file: string): string[] {
   const checker = program.getTypeChecker();
@@ -81,8 +82,7 @@ function exportsOf(program: ts.Program, file: string): string[] {
     .sort((a, b) => a.getName().localeCompare(b.getName()))
     .flatMap((symbol) => {
       const target = symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
-      // A type from a package may print as `import("<path>")`: the path of this checkout (or of the packages') is left out.
-      return [`${symbol.getName()} (${kindOf(target.flags)})`, ...signatureOf(checker, target, source).map((line) => line.replaceAll(root, '').replaceAll(packagesRoot, ''))];
+      return [`${symbol.getName()} (${kindOf(target.flags)})`, ...signatureOf(checker, target, source).map(relativePaths)];
     });
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiTokens } from '../../src/server/api-tokens.js';
-import { roleCan, ROLES } from '../../src/server/roles.js';
+import { roleCan, ROLES } from '../../src/auth/roles.js';
 import { matchRoute } from '../../src/server/route-match.js';
 import type { ApiRoute } from '../../src/server/api-route.js';
 import { SecretValue } from '../../src/secrets/secret-value.js';

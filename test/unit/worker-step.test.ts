@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ModelMessage } from '../../src/agent/models/model-client.js';
 import { RpcError } from '../../src/errors.js';
 import type { RemoteNode } from '../../src/remote-nodes/remote-node.js';
-import type { Usage } from '../../src/rpc/flow-usage.js';
+import type { Usage } from '../../src/flow-usage.js';
 import type { HandlerContext } from '../../src/rpc/handler.js';
 import { tapUsage } from '../../src/rpc/index.js';
 import { workerStepRunner } from '../../src/runtime/worker-step.js';

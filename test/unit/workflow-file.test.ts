@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/config/config-error.js';
+import { ConfigError } from '../../src/yaml/config-error.js';
 import { loadWorkflowFile, type WorkflowLoadOptions } from '../../src/workflow/index.js';
 
 /** The issue's example, line for line: its snake_case names (`timeout_sec` in seconds) are aliases of the camelCase fields. */

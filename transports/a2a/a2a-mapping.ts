@@ -1,8 +1,8 @@
 import type { AgentCard, Message, Part, Task, TaskStatus } from '@a2a-js/sdk';
 import type { AgentRpcEnvelope } from '../../src/envelope/index.js';
 import { RPC_ERROR_CODES, RpcError } from '../../src/errors.js';
-import { FLOW_HEADER } from '../../src/guard/flow-state.js';
-import type { CapabilitiesAnswer } from '../../src/rpc/builtin-capabilities.js';
+import { FLOW_HEADER } from '../../src/guard/index.js';
+import type { CapabilitiesAnswer } from '../../src/rpc/index.js';
 
 /**
  * How envelopes and A2A objects map onto each other (A2A protocol v1.0, the version the

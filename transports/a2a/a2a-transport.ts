@@ -1,10 +1,9 @@
 import type { Message } from '@a2a-js/sdk';
 import { encodeEnvelope, newMessageId, peekEnvelope, type AgentRpcEnvelope } from '../../src/envelope/index.js';
 import { RpcError } from '../../src/errors.js';
-import { silentLogger, type Logger } from '../../src/observability/logger.js';
-import { CAPABILITIES_CAPABILITY, PING_CAPABILITY } from '../../src/rpc/builtin-capabilities.js';
-import type { ResponsePayload } from '../../src/rpc/response-payload.js';
-import type { SecretValue } from '../../src/secrets/secret-value.js';
+import { silentLogger, type Logger } from '../../src/logger.js';
+import { CAPABILITIES_CAPABILITY, PING_CAPABILITY, type ResponsePayload } from '../../src/rpc/index.js';
+import type { SecretValue } from '../../src/secrets/index.js';
 import { parseReplyTo } from '../../src/transport.js';
 import type { DeliveryHandler, OutboundMessage, RpcTransport, SubscribeOptions, Subscription, TransportTraits } from '../../src/transport.js';
 import { deliverLocalReply } from '../shared/local-reply-delivery.js';

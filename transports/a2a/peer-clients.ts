@@ -1,7 +1,7 @@
 import type { AgentCard } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { RpcError } from '../../src/errors.js';
-import type { SecretValue } from '../../src/secrets/secret-value.js';
+import type { SecretValue } from '../../src/secrets/index.js';
 import { loadClientPackage } from '../shared/load-client-package.js';
 import { isUnreachable, peerError } from './peer-error.js';
 

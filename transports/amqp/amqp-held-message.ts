@@ -1,6 +1,6 @@
 import type { AsyncMessage, ConsumerProps, Publisher } from 'rabbitmq-client';
 import { handOver } from '../../src/delivery.js';
-import type { Logger } from '../../src/observability/logger.js';
+import type { Logger } from '../../src/logger.js';
 import type { Delivery, DeliveryCoordinates, DeliveryHandler } from '../../src/transport.js';
 import { DELIVERY_ID_HEADER } from './amqp-delivery-ids.js';
 

@@ -1,5 +1,5 @@
 import type { Connection, ConsumerProps, Publisher } from 'rabbitmq-client';
-import type { Logger } from '../../src/observability/logger.js';
+import type { Logger } from '../../src/logger.js';
 import type { DeliveryHandler } from '../../src/transport.js';
 import { DeliveryIds } from './amqp-delivery-ids.js';
 import { counted, HeldMessage, redeliver, REQUEUE } from './amqp-held-message.js';

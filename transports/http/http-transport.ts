@@ -1,8 +1,13 @@
 import { peekEnvelope, type AgentRpcEnvelope } from '../../src/envelope/index.js';
 import { RpcError, toRpcError } from '../../src/errors.js';
-import { silentLogger, type Logger } from '../../src/observability/logger.js';
-import type { RemoteNode, RemoteNodeResolver } from '../../src/remote-nodes/remote-node.js';
-import { runRemoteSession, unknownNodeError, type RemoteSessionRunner } from '../../src/remote-nodes/remote-session-client.js';
+import { silentLogger, type Logger } from '../../src/logger.js';
+import {
+  runRemoteSession,
+  unknownNodeError,
+  type RemoteNode,
+  type RemoteNodeResolver,
+  type RemoteSessionRunner,
+} from '../../src/remote-nodes/index.js';
 import { parseReplyTo } from '../../src/transport.js';
 import type { DeliveryHandler, OutboundMessage, RpcTransport, SubscribeOptions, Subscription, TransportTraits, UndeliverableMessage } from '../../src/transport.js';
 import { deliverLocalReply } from '../shared/local-reply-delivery.js';

@@ -1,5 +1,5 @@
 import { backoffDelay, type BackoffPolicy } from '../../src/backoff.js';
-import type { Logger } from '../../src/observability/logger.js';
+import type { Logger } from '../../src/logger.js';
 
 /**
  * A broker that has just started answers group requests with "the coordinator is loading"

@@ -1,7 +1,6 @@
 import type { KafkaConfig, SASLOptions } from 'kafkajs';
 import { z } from 'zod';
-import { secretRefSchema } from '../../src/config/secret-ref-field.js';
-import type { SecretValue } from '../../src/secrets/secret-value.js';
+import { secretRefSchema, type SecretValue } from '../../src/secrets/index.js';
 import type { KafkaClientOptions } from './kafka-options.js';
 import { tlsOptionsFromConfig, tlsSchema } from '../shared/tls-schema.js';
 import { splitEndpoints, topicRouteFields } from '../shared/topic-route.js';

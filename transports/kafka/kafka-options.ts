@@ -1,7 +1,7 @@
 import type { KafkaConfig } from 'kafkajs';
 import { nonNegativeInteger, positiveInteger } from '../../src/check-integer.js';
-import type { Logger } from '../../src/observability/logger.js';
-import { noMetrics, type RpcMetrics } from '../../src/observability/metrics.js';
+import type { Logger } from '../../src/logger.js';
+import { noMetrics, type RpcMetrics } from '../../src/observability/index.js';
 import type { KafkaTransportConfig } from './kafka-config.js';
 import { loadClientPackage } from '../shared/load-client-package.js';
 

@@ -1,6 +1,6 @@
 import type { Consumer, EachBatchPayload, Kafka, KafkaMessage } from 'kafkajs';
-import type { Logger } from '../../src/observability/logger.js';
-import type { RpcMetrics } from '../../src/observability/metrics.js';
+import type { Logger } from '../../src/logger.js';
+import type { RpcMetrics } from '../../src/observability/index.js';
 import type { DeliveryHandler } from '../../src/transport.js';
 import { createDelivery, handOver } from '../../src/delivery.js';
 import { CommitWatermark } from './commit-watermark.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { secretRefSchema } from '../../src/config/secret-ref-field.js';
+import { secretRefSchema } from '../../src/secrets/index.js';
 import { topicRouteFields } from '../shared/topic-route.js';
 
 const count = z.int().min(1);

@@ -1,6 +1,6 @@
 import type { IPublishPacket, MqttClient } from 'mqtt';
-import type { Logger } from '../../src/observability/logger.js';
-import type { RpcMetrics } from '../../src/observability/metrics.js';
+import type { Logger } from '../../src/logger.js';
+import type { RpcMetrics } from '../../src/observability/index.js';
 import type { DeliveryQueue, QueuedMessage } from '../shared/delivery-queue.js';
 
 /** How long a message a resumed session redelivers waits for this run to subscribe to its topic. */

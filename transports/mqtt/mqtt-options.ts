@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
 import { nonNegativeInteger, positiveInteger } from '../../src/check-integer.js';
 import { RpcError } from '../../src/errors.js';
-import type { Logger } from '../../src/observability/logger.js';
-import { noMetrics, type RpcMetrics } from '../../src/observability/metrics.js';
+import type { Logger } from '../../src/logger.js';
+import { noMetrics, type RpcMetrics } from '../../src/observability/index.js';
 import type { MqttTransportConfig } from './mqtt-config.js';
 import { loadClientPackage } from '../shared/load-client-package.js';
 

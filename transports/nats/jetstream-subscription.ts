@@ -1,7 +1,7 @@
 import type { JetStreamClient, JetStreamManager, JsMsg, NatsConnection, NatsError } from 'nats';
 import { RpcError } from '../../src/errors.js';
-import type { Logger } from '../../src/observability/logger.js';
-import type { RpcMetrics } from '../../src/observability/metrics.js';
+import type { Logger } from '../../src/logger.js';
+import type { RpcMetrics } from '../../src/observability/index.js';
 import type { DurableOptions } from './nats-options.js';
 import type { NatsModule } from './nats-options.js';
 import type { DeliveryQueue } from '../shared/delivery-queue.js';

@@ -1,7 +1,7 @@
 import type { ConnectionOptions } from 'nats';
 import { positiveInteger } from '../../src/check-integer.js';
-import type { Logger } from '../../src/observability/logger.js';
-import { noMetrics, type RpcMetrics } from '../../src/observability/metrics.js';
+import type { Logger } from '../../src/logger.js';
+import { noMetrics, type RpcMetrics } from '../../src/observability/index.js';
 import type { natsDurableSchema, NatsTransportConfig } from './nats-config.js';
 import type { z } from 'zod';
 import { loadClientPackage } from '../shared/load-client-package.js';

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { secretRefSchema } from '../../src/config/secret-ref-field.js';
-import type { SecretValue } from '../../src/secrets/secret-value.js';
+import { secretRefSchema, type SecretValue } from '../../src/secrets/index.js';
 
 /**
  * The settings of a TLS block that every broker client takes: PEM references (a client

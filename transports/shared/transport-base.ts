@@ -1,5 +1,5 @@
 import { RpcError } from '../../src/errors.js';
-import { silentLogger, type Logger } from '../../src/observability/logger.js';
+import { silentLogger, type Logger } from '../../src/logger.js';
 import type { BrokerEndpoint, DeliveryHandler, OutboundMessage, RpcTransport, SubscribeOptions, Subscription, TransportTraits } from '../../src/transport.js';
 import { connectOnce } from './connect-once.js';
 

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { alias, seconds } from '../../src/config/aliases.js';
-import { secretRefSchema } from '../../src/config/secret-ref-field.js';
-import type { SecretValue } from '../../src/secrets/secret-value.js';
+import { alias, seconds } from '../../src/yaml/index.js';
+import { secretRefSchema, type SecretValue } from '../../src/secrets/index.js';
 import { topicRouteFields } from '../shared/topic-route.js';
 import type { SqsCredentials } from './sqs-options.js';
 

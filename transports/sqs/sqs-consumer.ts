@@ -1,7 +1,7 @@
 import type { Message, SQSClient } from '@aws-sdk/client-sqs';
 import { backoffDelay, type BackoffPolicy } from '../../src/backoff.js';
 import { createDelivery, handOver } from '../../src/delivery.js';
-import type { Logger } from '../../src/observability/logger.js';
+import type { Logger } from '../../src/logger.js';
 import type { DeliveryHandler } from '../../src/transport.js';
 import { decodeBody, ENCODING_ATTRIBUTE } from './sqs-body.js';
 import { isMissingQueue } from './sqs-queues.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseSecretRef } from '../../secrets/secret-ref.js';
+import { parseSecretRef } from '../../secrets/index.js';
 
 /**
  * agent.yaml `models:` — every model the agent's model agents may use, configured once:

@@ -1,8 +1,7 @@
-import type { CallResult } from '../../rpc/call-result.js';
-import type { CapabilitySchema } from '../../rpc/capability-schemas.js';
-import { outsideDispatch } from '../../rpc/flow-context.js';
+import type { CallResult } from '../../call-result.js';
+import { outsideDispatch, type CapabilitySchema } from '../../rpc/index.js';
 import type { AgentNode } from '../../rpc/agent-node.js';
-import type { Logger } from '../../observability/logger.js';
+import type { Logger } from '../../logger.js';
 import type { Tool, ToolParameters, ToolResult } from '../tool.js';
 
 /** A peer capability as `$capabilities` publishes it. */

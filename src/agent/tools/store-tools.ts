@@ -1,4 +1,4 @@
-import type { ExecutionStore } from '../../rpc/execution-scope.js';
+import type { ExecutionStore } from '../../rpc/index.js';
 import { defineTool, type Tool } from '../tool.js';
 
 /**

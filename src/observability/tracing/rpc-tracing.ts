@@ -2,7 +2,7 @@ import { context as otelContext, ProxyTracerProvider, ROOT_CONTEXT, SpanKind, Sp
 import type { AgentRpcEnvelope } from '../../envelope/index.js';
 import type { RpcError } from '../../errors.js';
 import type { BrokerEndpoint, RpcTransport } from '../../transport.js';
-import { childTraceparent, newSpanId, parseTraceparent, type TraceParent } from '../../rpc/trace-context.js';
+import { childTraceparent, newSpanId, parseTraceparent, type TraceParent } from '../../trace-context.js';
 import { ATTR, EVENT, messagingAttributes, type MessageFields, messagingSpanName, modelRequestAttributes, modelUsageAttributes, toolCallAttributes, type ModelUsageAttributes } from './attributes.js';
 
 export const TRACER_NAME = 'agent-rpc';

@@ -1,6 +1,6 @@
 import { toRpcError } from '../../errors.js';
 import { isPromise } from '../../maybe-promise.js';
-import type { FlowObserver } from '../../observability/flow-observer.js';
+import type { FlowObserver } from '../../observability/index.js';
 import type { Middleware } from '../middleware.js';
 
 /**

@@ -1,5 +1,5 @@
 import { isPromise } from '../../maybe-promise.js';
-import type { RpcMetrics } from '../../observability/metrics.js';
+import type { RpcMetrics } from '../../observability/index.js';
 import type { Middleware } from '../middleware.js';
 
 /**

@@ -1,11 +1,10 @@
-import { noFlows } from '../../observability/flow-observer.js';
-import { noMetrics } from '../../observability/metrics.js';
+import { noFlows, noMetrics } from '../../observability/index.js';
 import type { Handler } from '../handler.js';
 import { composeHandler, composeSender, sendingHooks, type CallSender, type HandlerInvoker, type Middleware } from '../middleware.js';
 import type { InboxCore } from '../node-core.js';
 import type { CallState } from '../outgoing-call.js';
 import { callResult, sendCall, sendStages, type SendStage } from '../send-stages.js';
-import type { CallResult } from '../call-result.js';
+import type { CallResult } from '../../call-result.js';
 import { toRpcError } from '../../errors.js';
 import { timedStages, type StageTimes } from '../stage-runner.js';
 import { flowStage } from './flow-stage.js';

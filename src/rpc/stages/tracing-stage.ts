@@ -2,7 +2,7 @@ import { toRpcError, type RpcError } from '../../errors.js';
 import { isPromise } from '../../maybe-promise.js';
 import type { RpcTracing } from '../../observability/tracing/rpc-tracing.js';
 import type { Middleware } from '../middleware.js';
-import { parseTraceparent, TRACEPARENT_HEADER } from '../trace-context.js';
+import { parseTraceparent, TRACEPARENT_HEADER } from '../../trace-context.js';
 
 /**
  * Spans as a stage, in a node's pipeline only when a tracer is there: the handler's span

@@ -4,11 +4,11 @@ import { A2A_VERSION_HEADER, Extensions, formatSSEErrorEvent, formatSSEEvent, HT
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { defaultServerCallContextBuilder, JsonRpcTransportHandler, validateVersion, type User } from '@a2a-js/sdk/server';
 import type { DecodeLimits } from '../../envelope/index.js';
-import type { Logger } from '../../observability/logger.js';
+import type { Logger } from '../../logger.js';
 import type { ApiTokens } from '../api-tokens.js';
 import type { FrontDoor } from '../http-server.js';
 import { ABORTED, badBodyText, INVALID, NOT_UTF8, readJsonBody, TOO_DEEP, TOO_LARGE } from '../read-body.js';
-import { roleCan, type Principal } from '../roles.js';
+import { roleCan, type Principal } from '../../auth/index.js';
 import { agentEndpoint, type AgentEndpoint, type EndpointAgent } from './agent-endpoint.js';
 import { TaskRuns } from './task-runs.js';
 

@@ -1,6 +1,6 @@
 import { A2A_PROTOCOL_VERSION, type AgentCard, type AgentSkill } from '@a2a-js/sdk';
 import { duplicateInterfacesForLegacy } from '@a2a-js/sdk/compat/v0_3';
-import type { CapabilityConfig } from '../../config/capabilities-file.js';
+import type { CapabilityConfig } from '../../config/index.js';
 
 /** The card extension that carries each capability's JSON Schemas (a skill has no field for them). */
 export const CAPABILITY_SCHEMAS_EXTENSION = 'urn:agent-rpc:a2a:capability-schemas:v1';

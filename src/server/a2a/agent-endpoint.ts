@@ -3,7 +3,7 @@ import { RequestMalformedError, UnsupportedOperationError } from '@a2a-js/sdk/er
 import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { DefaultExecutionEventBusManager, DefaultRequestHandler, JsonRpcTransportHandler, type ServerCallContext, type TaskStore } from '@a2a-js/sdk/server';
 import { RetainedTaskStore } from './retained-task-store.js';
-import type { CapabilityConfig } from '../../config/capabilities-file.js';
+import type { CapabilityConfig } from '../../config/index.js';
 import { callTargetOf } from './a2a-parts.js';
 import { buildAgentCard } from './agent-card.js';
 import { TaskExecutor, type A2aAgent } from './task-executor.js';

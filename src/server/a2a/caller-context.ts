@@ -1,6 +1,6 @@
 import type { Message } from '@a2a-js/sdk';
-import { FLOW_HEADER } from '../../guard/flow-state.js';
-import { CORRELATION_ID_RE, sessionFlowSchema } from '../../remote-nodes/session-flow.js';
+import { FLOW_HEADER } from '../../guard/index.js';
+import { CORRELATION_ID_RE, sessionFlowSchema } from '../../remote-nodes/index.js';
 
 /** What a task's request takes from the caller's message metadata. */
 export interface CallerContext {

@@ -3,7 +3,7 @@ import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import type { AgentExecutor, ExecutionEventBus, ExecutionEventBusManager, RequestContext, ServerCallContext } from '@a2a-js/sdk/server';
 import { newMessageId } from '../../envelope/index.js';
 import { formatReplyTo } from '../../transport.js';
-import type { InboundPort } from '../../rpc/inbound-port.js';
+import type { InboundPort } from '../../rpc/index.js';
 import { callTargetOf } from './a2a-parts.js';
 import { callerContextOf } from './caller-context.js';
 import { agentMessage, newTaskEvent, statusEvent } from './task-events.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Task, TaskState, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
 import { ServerCallContext, type TaskStore } from '@a2a-js/sdk/server';
-import type { Logger } from '../../observability/logger.js';
+import type { Logger } from '../../logger.js';
 import { JsonFileStore } from '../json-file-store.js';
 import { dataPart, textPart } from './a2a-parts.js';
 import { RetainedTaskStore } from './retained-task-store.js';

@@ -1,5 +1,5 @@
 import type { AgentRpcEnvelope } from '../../envelope/index.js';
-import type { ApprovalAnswer, ApprovalGate, ApprovalPrompt } from '../../rpc/approvals.js';
+import type { ApprovalAnswer, ApprovalGate, ApprovalPrompt } from '../../rpc/index.js';
 import type { TaskRun } from './task-run.js';
 
 /**

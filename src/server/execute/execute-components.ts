@@ -1,6 +1,6 @@
-import type { ExecutionStore } from '../../rpc/execution-scope.js';
-import type { SecretValue } from '../../secrets/secret-value.js';
-import { inlineCredentialAt, type ComponentRef, type ExecuteContext } from './execute-request.js';
+import type { ExecutionStore } from '../../rpc/index.js';
+import type { SecretValue } from '../../secrets/index.js';
+import { inlineCredentialAt, type ComponentRef, type ExecuteContext } from '../../remote-nodes/index.js';
 import type { RedisConnections } from './redis-execution-store.js';
 
 /** The component classes a worker knows (docs/remote-execution.md). */

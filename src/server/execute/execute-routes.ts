@@ -1,10 +1,10 @@
-import type { InboundPort } from '../../rpc/inbound-port.js';
-import type { SecretValue } from '../../secrets/secret-value.js';
+import type { InboundPort } from '../../rpc/index.js';
+import type { SecretValue } from '../../secrets/index.js';
 import { apiError, type ApiResponse, type ApiRoute } from '../api-route.js';
-import type { Principal } from '../roles.js';
+import type { Principal } from '../../auth/index.js';
 import { resolveComponents } from './execute-components.js';
 import { ExecuteHandlers } from './execute-handlers.js';
-import { executeBodySchema, firstIssue } from './execute-request.js';
+import { executeBodySchema, firstIssue } from '../../remote-nodes/index.js';
 import { runExecute, type ExecuteOutcome } from './execute-runner.js';
 import type { RedisConnections } from './redis-execution-store.js';
 

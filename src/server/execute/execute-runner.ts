@@ -1,11 +1,10 @@
 import { decodeEnvelope, newMessageId } from '../../envelope/index.js';
 import { toRpcError } from '../../errors.js';
-import { decodeUsage, USAGE_HEADER, type Usage } from '../../rpc/flow-usage.js';
-import type { ExecutionMessage, ExecutionScope, ExecutionStore } from '../../rpc/execution-scope.js';
-import type { InboundPort, InboundReply } from '../../rpc/inbound-port.js';
-import { newSpanId, TRACEPARENT_HEADER } from '../../rpc/trace-context.js';
+import { decodeUsage, USAGE_HEADER, type Usage } from '../../flow-usage.js';
+import type { ExecutionMessage, ExecutionScope, ExecutionStore, InboundPort, InboundReply } from '../../rpc/index.js';
+import { newSpanId, TRACEPARENT_HEADER } from '../../trace-context.js';
 import { formatReplyTo } from '../../transport.js';
-import type { ExecuteBody } from './execute-request.js';
+import type { ExecuteBody } from '../../remote-nodes/index.js';
 
 /** Who an execute request comes from; the executor's user is named in a header. */
 export const EXECUTE_API_CALLER = 'agent://execute-api';

@@ -1,5 +1,5 @@
 import { closeRedis, connectRedis, type RedisClient } from '../../redis/index.js';
-import type { ExecutionStore } from '../../rpc/execution-scope.js';
+import type { ExecutionStore } from '../../rpc/index.js';
 
 /**
  * Redis connections of the execute endpoints, one per connection reference, opened on

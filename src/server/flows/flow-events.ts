@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FlowRecordStore } from '../../flows/flow-record-store.js';
-import { flowView } from '../../flows/flow-view.js';
+import { flowView, type FlowRecordStore } from '../../flows/index.js';
 
 /** Changes within this window go out as one event: a busy flow is not sent per call. */
 const COALESCE_MS = 50;

@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { ServerResponse } from 'node:http';
-import type { FlowRecordStore } from '../../flows/flow-record-store.js';
-import { flowView, summarize } from '../../flows/flow-view.js';
+import { flowView, summarize, type FlowRecordStore } from '../../flows/index.js';
 import type { FrontDoor } from '../http-server.js';
 import { streamFlow } from './flow-events.js';
 import { flowListPage, flowPage } from './flow-page-html.js';

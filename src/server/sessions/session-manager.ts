@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { newMessageId, peekEnvelope, type PeekedEnvelope } from '../../envelope/index.js';
 import { toRpcError } from '../../errors.js';
-import type { Logger } from '../../observability/logger.js';
-import type { InboundPort, InboundReply } from '../../rpc/inbound-port.js';
-import type { Principal } from '../roles.js';
+import type { Logger } from '../../logger.js';
+import type { InboundPort, InboundReply } from '../../rpc/index.js';
+import type { Principal } from '../../auth/index.js';
 import { messageRequestBody } from './session-envelope.js';
 import type { SessionRecord } from './session-record.js';
 import type { JsonFileStore } from '../json-file-store.js';
 import { PromptDesk } from './prompt-desk.js';
-import type { SessionFlow } from '../../remote-nodes/session-flow.js';
+import type { SessionFlow } from '../../remote-nodes/index.js';
 import { replyText } from './reply-text.js';
 
 /** An agent of this node that sessions can run on. */
@@ -70,7 +70,7 @@ export class SessionManager {
         record.error = { code: 'EAGENTRPC_ABANDONED', message: 'the node restarted while the session ran' };
         delete record.pendingPrompt;
         record.updatedAt = Date.now();
-        this.save(record);
+        void this.save(record);
       }
       this.sessions.set(record.sessionId, record);
     }
@@ -184,7 +184,7 @@ export class SessionManager {
     const payload = reply.payload;
     if (payload?.ok && payload.progress) {
       record.messages.push({ role: 'system', content: `progress: ${replyText(payload.data)}`, at: Date.now() });
-      this.save(record);
+      void this.save(record);
       return;
     }
     if (payload?.ok) this.finish(record, { status: 'completed', assistant: replyText(payload.data), responseEnvelope: text });
@@ -204,9 +204,13 @@ export class SessionManager {
     if (end.responseEnvelope !== undefined) record.responseEnvelope = end.responseEnvelope;
     this.prompts.closeFor(record);
     if (this.byRequest.get(record.requestMessageId) === record) this.byRequest.delete(record.requestMessageId);
-    this.save(record);
+    void this.save(record);
   }
 
+  /**
+   * Never rejects: a failed write is logged and the session goes on in memory. Most callers
+   * let it run (`void`); `create` awaits it so that a new session is on disk when it answers.
+   */
   private save(record: SessionRecord): Promise<void> {
     return this.options.store.save(record).catch((error: unknown) => {
       this.options.logger.error({ err: error, sessionId: record.sessionId }, 'could not persist session');

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { MESSAGE_ID_RE } from '../../envelope/schema.js';
+import { MESSAGE_ID_RE } from '../envelope/index.js';
 
 /** A component given by reference: a class name the worker knows and a config without secrets. */
 export const componentRefSchema = z.strictObject({

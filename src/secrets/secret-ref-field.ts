@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseSecretRef } from '../secrets/secret-ref.js';
+import { parseSecretRef } from './secret-ref.js';
 
 /**
  * A `…Ref` field: a secret reference (`${env:NAME}`, `secret://name`, `file:path`,

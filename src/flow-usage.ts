@@ -1,4 +1,4 @@
-import type { AgentRpcEnvelope } from '../envelope/index.js';
+import type { AgentRpcEnvelope } from './envelope/index.js';
 
 /** Tokens and cost: of one model request, of a call and everything it caused, of a flow. */
 export interface Usage {

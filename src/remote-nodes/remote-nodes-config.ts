@@ -1,9 +1,7 @@
 import { z } from 'zod';
-import { DEFAULT_REMOTE_TIMEOUT_MS, REMOTE_AUTH_TYPES, type RemoteNode } from '../remote-nodes/remote-node.js';
-import type { SecretValue } from '../secrets/secret-value.js';
-import { alias } from './aliases.js';
-import { ConfigError } from './config-error.js';
-import type { LoadedYaml } from './load-yaml.js';
+import { DEFAULT_REMOTE_TIMEOUT_MS, REMOTE_AUTH_TYPES, type RemoteNode } from './remote-node.js';
+import type { SecretValue } from '../secrets/index.js';
+import { alias, ConfigError, type LoadedYaml } from '../yaml/index.js';
 
 const DURATION_RE = /^(\d+)(ms|s|m|h)$/;
 const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 } as const;

@@ -1,4 +1,4 @@
-import type { RpcError } from '../errors.js';
+import type { RpcError } from './errors.js';
 import type { Usage } from './flow-usage.js';
 
 export const CALL_STATUSES = ['ok', 'error', 'timeout', 'abandoned', 'busy', 'schema-violation'] as const;

@@ -1,4 +1,4 @@
-import { randomHex } from '../envelope/ids.js';
+import { randomHex } from './envelope/index.js';
 
 /**
  * W3C Trace Context (`traceparent: 00-<trace-id>-<parent-id>-<flags>`). Every request

@@ -1,0 +1,2 @@
+/** The agent-rpc command, for bin/. */
+export { runCli } from './run-cli.js';

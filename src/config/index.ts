@@ -1,0 +1,10 @@
+/** The YAML files of an agent (agent.yaml, rpc-peers.yaml, capabilities.yaml), loaded and checked, for the server, the runtime and the CLI. */
+export { CONFIG_FILES, dataDirOf, loadAgentConfig, type AgentConfig } from './agent-config.js';
+export type { AgentFile } from './agent-file.js';
+export { buildReceiverAuth } from './build-auth.js';
+export { capabilitiesFileSchema, type CapabilityConfig } from './capabilities-file.js';
+export { flowsConfigSchema, type FlowsConfig } from './flows-config.js';
+export { routeRequestsTopic, toPeerEntries } from './peers-file.js';
+export { DEFAULT_TRACING_ENDPOINTS, type TracingConfig } from './tracing-config.js';
+export type { TransportsConfig } from './transports-config.js';
+export { loadAgentWorkflow } from './workflow-handlers.js';

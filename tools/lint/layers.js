@@ -1,0 +1,117 @@
+// The layers of the code base, lowest first: the one place they are written down
+// (docs/architecture.md draws them). A file may import from its own unit and from units
+// listed before its own; units on one line are siblings and never import each other. Since
+// imports only point down this list, folders cannot form import cycles.
+//
+// A unit is a folder (`src/rpc/`, its sub-folders included) or a single file (`src/errors.ts`);
+// `transports/*/` stands for each folder of transports/. Other units reach a folder through
+// its `index.ts` only.
+
+export const LAYERS = [
+  {
+    layer: 'base',
+    why: 'no knowledge of agents or messages: errors, time, retries, the logging surface, files, YAML, secrets',
+    units: [
+      ['src/errors.ts', 'src/check-integer.ts', 'src/clock.ts', 'src/maybe-promise.ts', 'src/logger.ts'],
+      ['src/backoff.ts', 'src/expiring-map.ts', 'src/files/', 'src/yaml/'],
+      ['src/redis/', 'src/secrets/'],
+    ],
+  },
+  {
+    layer: 'wire',
+    why: 'the envelope, what its headers carry, the transport interface and what a call resolves to',
+    units: [['src/envelope/'], ['src/transport.ts', 'src/flow-usage.ts', 'src/trace-context.ts'], ['src/delivery.ts', 'src/call-result.ts']],
+  },
+  {
+    layer: 'services',
+    why: 'what the pipeline stages use, each behind its own interface',
+    units: [['src/dlq/'], ['src/observability/'], ['src/guard/'], ['src/auth/', 'src/idempotency/'], ['src/audit/']],
+  },
+  { layer: 'core', why: 'the agent node: send and receive stages, the inbox, pending calls', units: [['src/rpc/']] },
+  {
+    layer: 'features',
+    why: 'what a node can host or do beyond plain calls; the transport plug-in interface',
+    units: [['src/flows/', 'src/remote-nodes/'], ['src/transport-plugin.ts', 'src/agent/'], ['src/workflow/', 'src/testing/']],
+  },
+  { layer: 'config', why: 'the YAML files, composed from the features’ schemas', units: [['src/config/'], ['src/codegen/']] },
+  { layer: 'front doors', why: 'the HTTP server and its APIs', units: [['src/server/']] },
+  { layer: 'runtime', why: 'the daemon: agents from YAML', units: [['src/runtime/']] },
+  { layer: 'cli', why: 'the agent-rpc command', units: [['src/cli/']] },
+  { layer: 'entry points', why: 'the package’s public surfaces', units: [['src/entry-points/'], ['src/index.ts']] },
+  {
+    layer: 'transports',
+    why: 'plug-ins: they use src through its folders’ index files; nothing in src imports them',
+    units: [['transports/shared/'], ['transports/*/'], ['transports/plugins.ts']],
+  },
+  { layer: 'program', why: 'the composition root of the command', units: [['bin/']] },
+];
+
+/**
+ * Modules other units may import besides a folder's index.ts: each brings a dependency
+ * (a package or a large part of the code base) that most users of its folder do not need,
+ * so the index leaves it out and importing the folder stays cheap.
+ */
+export const ENTRIES = {
+  'src/observability/': ['pino-logger.ts', 'prometheus-metrics.ts', 'tracing/rpc-tracing.ts'],
+  'src/auth/': ['jwt-verifier.ts', 'oidc-provider.ts', 'oauth2-client-provider.ts'],
+  'src/rpc/': ['agent-node.ts'],
+  'src/remote-nodes/': ['remote-node-store.ts', 'remote-nodes-config.ts', 'http-remote-agent.ts'],
+  'src/agent/': ['agent-handler.ts', 'tools/patch-tool.ts'],
+  'src/server/': ['a2a/a2a-server.ts', 'a2a/task-executor.ts', 'a2a/task-file-store.ts'],
+  'src/runtime/': ['daemon.ts'],
+};
+
+/**
+ * Folders with no index.ts, whose modules other units import directly: under transports/, a
+ * folder with an index.ts is a public subpath of the package (`agent-rpc/<folder>`), and the
+ * code the transports share is not one.
+ */
+export const NO_INDEX = ['transports/shared/'];
+
+/**
+ * The package's public surfaces name each export from the module that defines it, so that a
+ * subpath loads only what it exports: they may import any module of a lower unit.
+ */
+export const ANY_MODULE = ['src/entry-points/', 'src/index.ts'];
+
+/** Where the rule applies; tests, benchmarks, examples and tools may import anything. */
+export const CHECKED = ['src/', 'transports/', 'bin/'];
+
+const ranks = new Map();
+const layers = new Map();
+let rank = 0;
+for (const { layer, units } of LAYERS) for (const siblings of units) {
+  for (const unit of siblings) {
+    ranks.set(unit, rank);
+    layers.set(unit, layer);
+  }
+  rank += 1;
+}
+
+/** The unit a repository-relative path (`src/rpc/inbox.ts`) belongs to, or undefined outside the map's folders. */
+export function unitOf(path) {
+  if (!CHECKED.some((prefix) => path.startsWith(prefix))) return undefined;
+  const parts = path.split('/');
+  if (ranks.has(`${parts[0]}/`)) return `${parts[0]}/`;
+  if (parts.length === 2) return path;
+  return `${parts[0]}/${parts[1]}/`;
+}
+
+/** The rank of a unit (higher may import lower), or undefined for a unit the map does not place. */
+export function rankOf(unit) {
+  if (ranks.has(unit)) return ranks.get(unit);
+  if (unit.startsWith('transports/') && unit.endsWith('/')) return ranks.get('transports/*/');
+  return undefined;
+}
+
+/** The name of a unit's layer. */
+export function layerOf(unit) {
+  return layers.get(unit) ?? layers.get('transports/*/');
+}
+
+/** The files other units may import a unit through; undefined for a folder of NO_INDEX (any of its files). */
+export function entriesOf(unit) {
+  if (NO_INDEX.includes(unit)) return undefined;
+  if (!unit.endsWith('/')) return [unit];
+  return [`${unit}index.ts`, ...(ENTRIES[unit] ?? []).map((file) => unit + file)];
+}
