@@ -1,4 +1,5 @@
-import { AgentNode, FlowRecorder, FlowRecordStore, PeerTable, systemClock } from '../src/index.js';
+import { AgentNode, PeerTable, systemClock } from '../src/index.js';
+import { FlowRecorder, FlowRecordStore } from '../src/entry-points/flow-recording.js';
 import type { Delivery } from '../src/transport.js';
 import { MemoryBus, memoryTransport } from '../transports/memory/index.js';
 import { benchNodeOptions, isEchoed, type BenchAuth, type BenchFlow } from './bench-auth.js';

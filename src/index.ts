@@ -1,29 +1,19 @@
 /**
- * `agent-rpc`: the library — agent nodes, calls and handlers, the envelope, auth, stores,
- * errors and the transport interface. The daemon, the session API, model-agent tools and
- * test helpers are entry points of their own (`agent-rpc/daemon`, `agent-rpc/server`,
- * `agent-rpc/tools`, `agent-rpc/testing`); each transport is its own subpath
- * (`agent-rpc/memory`, `agent-rpc/nats`, ...). test/unit/public-api.test.ts snapshots them.
+ * `agent-rpc`: the library — agent nodes, calls and handlers, middleware, auth, stores and
+ * errors. The features are entry points of their own: the wire (`agent-rpc/envelope`), the
+ * transport plug-in interface (`agent-rpc/transport`), remote execution, flow recording and
+ * the audit log (`agent-rpc/remote-execution`, `/flow-recording`, `/audit`), the daemon,
+ * the session API, model-agent tools and test helpers (`agent-rpc/daemon`, `/server`,
+ * `/tools`, `/testing`); each transport is its own subpath (`agent-rpc/memory`,
+ * `agent-rpc/nats`, ...). test/unit/public-api.test.ts snapshots them all, with signatures.
  */
 export { AgentNode, type AgentNodeOptions } from './rpc/agent-node.js';
 export { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, type RequestAgentOptions } from './rpc/request-agent.js';
 export type { RetryOptions } from './rpc/sync-call.js';
 export { CALL_MODES, CALL_STATUSES, type CallMode, type CallResult, type CallStatus } from './call-result.js';
 export type { Handler, HandlerContext, HandlerResult, RespondOptions } from './rpc/handler.js';
-export { checkFlowBudget, executionOf, reportUsage, tracingOf, usageOf } from './rpc/handler-features.js';
+export { checkFlowBudget, reportUsage, tracingOf, usageOf } from './rpc/handler-features.js';
 export type { CallSender, HandlerInvoker, Middleware, OutgoingCall } from './rpc/middleware.js';
-export type { ExecutionScope, ExecutionMessage, ExecutionStore } from './rpc/execution-scope.js';
-export { HttpRemoteAgent, type RemoteExecuteOptions } from './remote-nodes/http-remote-agent.js';
-export {
-  serializeContext,
-  RemoteExecutionNotSupportedError,
-  RedisStoreRef,
-  TraceContextTracing,
-  LocalStore,
-  LocalTracing,
-  type ContextComponent,
-  type ExecutionContext,
-} from './remote-nodes/remote-execution-context.js';
 export type { ResponsePayload } from './rpc/response-payload.js';
 export type { CapabilitySchema, SchemaDirection } from './rpc/capability-schemas.js';
 export { PING_CAPABILITY, CAPABILITIES_CAPABILITY, REQUEUE_CAPABILITY, type CapabilitiesAnswer } from './rpc/builtin-capabilities.js';
@@ -35,46 +25,15 @@ export type { PermissionRules } from './rpc/permissions.js';
 export { defaultAgentTopics, type AgentTopics } from './rpc/topics.js';
 export type { ApprovalAnswer, ApprovalGate, ApprovalPrompt } from './rpc/approvals.js';
 export type { ApprovalAsker } from './rpc/approval-chain.js';
-export { addUsage, NO_USAGE, USAGE_HEADER, FLOW_USAGE_HEADER, type Usage } from './flow-usage.js';
+export { addUsage, NO_USAGE, type Usage } from './flow-usage.js';
 export type { InboundMessage, InboundPort, InboundReply, OwnRequest } from './rpc/inbound-port.js';
-export { TRACEPARENT_HEADER, parseTraceparent, childTraceparent } from './trace-context.js';
 
 export { RpcError, RPC_ERROR_CODES, toRpcError, type RpcErrorCode, type WireError } from './errors.js';
-export type {
-  BrokerEndpoint,
-  ConnectionState,
-  Delivery,
-  DeliveryCoordinates,
-  DeliveryHandler,
-  OutboundMessage,
-  RpcTransport,
-  SubscribeOptions,
-  Subscription,
-  TransportKind,
-  TransportTraits,
-  UndeliverableMessage,
-} from './transport.js';
-export { checkTransportPlugins, type TransportPlugin, type TransportPluginContext } from './transport-plugin.js';
 
-export {
-  ENVELOPE_VERSION,
-  DECODE_FAILURE_REASONS,
-  agentUri,
-  agentIdOf,
-  canonicalizeForSigning,
-  decodeEnvelope,
-  encodeEnvelope,
-  newCorrelationId,
-  newMessageId,
-  type AgentRpcEnvelope,
-  type DecodeFailureReason,
-  type DecodeResult,
-  type EnvelopeAuth,
-  type EnvelopeKind,
-} from './envelope/index.js';
+export { agentUri, agentIdOf, type AgentRpcEnvelope } from './envelope/index.js';
 
 export { internalAuth } from './auth/internal-provider.js';
-export { hmacAuth, SIGNED_AT_HEADER, type HmacAuthOptions } from './auth/hmac-provider.js';
+export { hmacAuth, type HmacAuthOptions } from './auth/hmac-provider.js';
 export type { ReplayCheck, SharedReplayStore } from './auth/replay-guard.js';
 export { RedisReplayStore, type RedisReplayStoreOptions } from './auth/redis-replay-store.js';
 export { replayStoreErrorReporter } from './auth/replay-memory.js';
@@ -86,7 +45,6 @@ export type { SecretInput } from './auth/secret-input.js';
 export type { AuthProvider, AuthVerdict, VerifyContext } from './auth/provider.js';
 export { SecretValue } from './secrets/secret-value.js';
 
-export { noAudit, FileAuditLog, AUDIT_FSYNC_POLICIES, type AuditFsyncPolicy, type AuditRotation, type AuditRetention, type AuditEntry, type AuditLog, type AuditRecord, type FileAuditLogOptions } from './audit/index.js';
 export { DLQ_KINDS, type DlqKind, type DlqRecord, type DlqSink, type DlqFilter } from './dlq/record.js';
 export { MemoryDlqSink } from './dlq/memory-sink.js';
 export { JsonlDlqSink, type JsonlDlqSinkOptions, type DlqRetention, type DlqDropReason } from './dlq/jsonl-file-sink.js';
@@ -94,15 +52,11 @@ export type { IdempotencyStore, ClaimOwner, ClaimResult, StoredReply } from './i
 export { MemoryIdempotencyStore, type MemoryIdempotencyStoreOptions } from './idempotency/memory-store.js';
 export { SqliteIdempotencyStore, type SqliteIdempotencyStoreOptions } from './idempotency/sqlite-store.js';
 export { DEDUPE_STRATEGIES, type DedupeOptions, type DedupeStrategy } from './idempotency/dedupe.js';
-export { FLOW_HEADER, DEFAULT_GUARD_LIMITS, GUARD_RULES, type GuardLimits, type GuardRule, type GuardViolation } from './guard/index.js';
+export { DEFAULT_GUARD_LIMITS, GUARD_RULES, type GuardLimits, type GuardRule, type GuardViolation } from './guard/index.js';
 export type { FlowStore } from './guard/flow-store.js';
 export { RedisFlowStore } from './guard/redis-flow-store.js';
 export { silentLogger, type Logger, type LogLevel } from './logger.js';
 export { noMetrics, type RpcMetrics } from './observability/metrics.js';
-export { noFlows, type FlowObserver, type FlowCallIdentity } from './observability/flow-observer.js';
-export { FlowRecorder, type FlowRecorderOptions } from './flows/flow-recorder.js';
-export { FlowRecordStore, DEFAULT_RETENTION as DEFAULT_FLOW_RETENTION, type FlowRetention, type StoredFlow } from './flows/flow-record-store.js';
-export type { FlowCall, CallerSide, HandlerSide, FlowUsage, DisplayStatus } from './flows/flow-record.js';
 export { PrometheusMetrics } from './observability/prometheus-metrics.js';
 export { createPinoLogger, REDACTED_LOG_PATHS } from './observability/pino-logger.js';
 export { systemClock, type Clock } from './clock.js';

@@ -6,7 +6,8 @@
  * Every agent serves `greet`; with CALL set it also calls that peer every second and
  * prints each call's status, correlationId and latency.
  */
-import { AgentNode, type RpcTransport } from '../../src/index.js';
+import { AgentNode } from '../../src/index.js';
+import type { RpcTransport } from '../../src/entry-points/transport.js';
 
 async function transportFromEnv(agentId: string): Promise<RpcTransport> {
   const kind = process.env.TRANSPORT ?? 'nats';

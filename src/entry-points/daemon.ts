@@ -1,6 +1,6 @@
 /**
  * `agent-rpc/daemon`: running agents from their YAML files — the daemon, the config
- * loaders, secret references, the audit log's operator side and the client generator.
+ * loaders, secret references and the client generator.
  */
 export { startDaemon, serveUntilSignalled, type RunningDaemon, type DaemonOptions } from '../runtime/daemon.js';
 export type { BuiltAgent } from '../runtime/build-agent.js';
@@ -10,15 +10,4 @@ export { loadPeersFile, type PeersFileOptions } from '../config/peers-file.js';
 export { buildPeerAuth, buildReceiverAuth } from '../config/build-auth.js';
 export { peerAuthSchema, receiverAuthSchema, type PeerAuthConfig, type ReceiverAuthConfig } from '../config/auth-config.js';
 export { createSecretResolver, parseSecretRef, parseKeyRing, VaultKvReader, type SecretResolver, type SecretSchemeResolver } from '../secrets/index.js';
-export {
-  verifyAuditLog,
-  readAuditLog,
-  iterateAuditLog,
-  AUDIT_PROBLEMS,
-  GENESIS_HASH,
-  type AuditReadFilter,
-  type AuditProblem,
-  type AuditHead,
-  type AuditVerifyResult,
-} from '../audit/index.js';
 export { generateClient, type GenerateClientOptions } from '../codegen/generate-client.js';
