@@ -53,8 +53,8 @@ export { MemoryIdempotencyStore, type MemoryIdempotencyStoreOptions } from './id
 export { SqliteIdempotencyStore, type SqliteIdempotencyStoreOptions } from './idempotency/sqlite-store.js';
 export { DEDUPE_STRATEGIES, type DedupeOptions, type DedupeStrategy } from './idempotency/dedupe.js';
 export { DEFAULT_GUARD_LIMITS, GUARD_RULES, type GuardLimits, type GuardRule, type GuardViolation } from './guard/index.js';
-export type { FlowStore } from './guard/flow-store.js';
-export { RedisFlowStore } from './guard/redis-flow-store.js';
+export type { GuardStore } from './guard/guard-store.js';
+export { RedisGuardStore } from './guard/redis-guard-store.js';
 export { silentLogger, type Logger, type LogLevel } from './logger.js';
 export { noMetrics, type RpcMetrics } from './observability/metrics.js';
 export { PrometheusMetrics } from './observability/prometheus-metrics.js';

@@ -16,7 +16,7 @@ return 3
 const OUTCOMES: Record<number, ReplayCheck> = { 1: 'fresh', 2: 'redelivery', 3: 'replayed' };
 
 export interface RedisReplayStoreOptions {
-  /** `redis://host:port` (or `rediss://`, with credentials in the URL): the guard's flow store server. */
+  /** `redis://host:port` (or `rediss://`, with credentials in the URL): the guard's shared store server. */
   readonly url: string;
   /** Prefix of every key. Default `agent-rpc:replay:`. */
   readonly keyPrefix?: string;

@@ -1,4 +1,4 @@
-import { flowTreeLines, type FlowView } from '../flows/index.js';
+import { flowTreeLines, type FlowView } from '../flow-recording/index.js';
 import { parseCommandArgs } from './args.js';
 import { EXIT, UsageError, type CliCommand } from './command.js';
 

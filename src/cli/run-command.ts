@@ -6,7 +6,7 @@ import type { ResponsePayload } from '../rpc/index.js';
 import { buildAgent, remoteNodesOf } from '../runtime/index.js';
 import { maskingResolver, createSecretResolver, SecretMasker } from '../secrets/index.js';
 import { formatReplyTo } from '../transport.js';
-import { PARAM_NAME_RE, MAX_STEP_TIMEOUT_MS, type WorkflowRunRecord, type WorkflowEvent } from '../workflow/index.js';
+import { PARAM_NAME_RE, MAX_STEP_TIMEOUT_MS, type WorkflowRunRecord, type WorkflowEvent } from '../workflows/index.js';
 import { parseCommandArgs } from './args.js';
 import { configDir } from './cli-node.js';
 import { EXIT, UsageError, type CliCommand, type CommandIo } from './command.js';

@@ -1,5 +1,5 @@
 import { addUsage, NO_USAGE, type Usage } from '../flow-usage.js';
-import type { StepRecord, WorkflowRunRecord, WorkflowEvent } from '../workflow/index.js';
+import type { StepRecord, WorkflowRunRecord, WorkflowEvent } from '../workflows/index.js';
 
 const BAR_WIDTH = 20;
 

@@ -3,13 +3,13 @@ import { join, resolve } from 'node:path';
 import { agentFileSchema, type AgentFile } from './agent-file.js';
 import { capabilitiesFileSchema, type CapabilitiesFile } from './capabilities-file.js';
 import { checkPeerRoutes } from './check-peer-routes.js';
-import { resolveModelId } from '../agent/index.js';
+import { resolveModelId } from '../model-agents/index.js';
 import { eventSourcesFileSchema, sourcePath, type EventSourcesFile } from './event-sources-file.js';
 import { ConfigError, fieldPath, loadYamlFile, type LoadedYaml } from '../yaml/index.js';
 import { inboxSettingsOf, type InboxSettings } from './inbox-settings.js';
 import { peersFileSchema, type PeersFile } from './peers-file.js';
 import { checkTransportPlugins, type TransportPlugin } from '../transport-plugin.js';
-import type { LoadedWorkflow } from '../workflow/index.js';
+import type { LoadedWorkflow } from '../workflows/index.js';
 import { loadWorkflowHandlers } from './workflow-handlers.js';
 
 export const CONFIG_FILES = {

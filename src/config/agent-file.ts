@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { toolPolicySchema, agentHandlerSchema, modelsConfigSchema } from '../agent/index.js';
+import { toolPolicySchema, agentHandlerSchema, modelsConfigSchema } from '../model-agents/index.js';
 import { ROLES } from '../auth/index.js';
 import { tracingConfigSchema } from './tracing-config.js';
 import { alias, seconds } from '../yaml/index.js';

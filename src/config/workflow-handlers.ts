@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { resolveModelId } from '../agent/index.js';
-import { loadWorkflowFile, type LoadedWorkflow } from '../workflow/index.js';
+import { resolveModelId } from '../model-agents/index.js';
+import { loadWorkflowFile, type LoadedWorkflow } from '../workflows/index.js';
 import type { AgentFile } from './agent-file.js';
 import { ConfigError, type LoadedYaml } from '../yaml/index.js';
 

@@ -21,6 +21,6 @@ export {
   type ToolResult,
   type ToolParameters,
   type ToolPolicy,
-} from '../agent/index.js';
-export { bashTool, bashPolicySchema, decideCommandLine, parseCommandLine, scrubbedEnv, type BashPolicy, type BashDecision, type BashToolOptions } from '../agent/bash/index.js';
-export { peerTool, peerToolName, PeerCatalog, type PeerCall } from '../agent/tools/peer-tools.js';
+} from '../model-agents/index.js';
+export { bashTool, bashPolicySchema, decideCommandLine, parseCommandLine, scrubbedEnv, type BashPolicy, type BashDecision, type BashToolOptions } from '../model-agents/bash/index.js';
+export { peerTool, peerToolName, PeerCatalog, type PeerCall } from '../model-agents/tools/peer-tools.js';

@@ -5,7 +5,7 @@ import { decodeFlowState, encodeFlowState, FLOW_HEADER, RECENT_CALLS_KEPT, type 
 import { FlowTable } from './flow-table.js';
 import { checkBudget, checkCall, checkFlowCounts, DEFAULT_GUARD_LIMITS, type GuardLimits, type GuardViolation } from './guard-rules.js';
 import { decodeUsage, FLOW_USAGE_HEADER, type Usage } from '../flow-usage.js';
-import type { FlowStore } from './flow-store.js';
+import type { GuardStore } from './guard-store.js';
 import { positiveInteger } from '../check-integer.js';
 
 /** A refused call: the rule it broke, between which agents. */
@@ -57,7 +57,7 @@ export class RunawayGuard {
    */
   constructor(
     limits: Partial<GuardLimits> = {},
-    readonly store?: FlowStore,
+    readonly store?: GuardStore,
     private readonly onStoreError: (error: unknown) => void = () => {},
   ) {
     this.limits = { ...DEFAULT_GUARD_LIMITS, ...limits };

@@ -1,7 +1,7 @@
 import { positiveInteger } from '../check-integer.js';
 import type { AuthProvider } from '../auth/index.js';
 import type { AuditLog } from '../audit/index.js';
-import type { GuardLimits, FlowStore } from '../guard/index.js';
+import type { GuardLimits, GuardStore } from '../guard/index.js';
 import type { Clock } from '../clock.js';
 import type { DlqSink } from '../dlq/index.js';
 import type { DedupeOptions } from '../idempotency/index.js';
@@ -49,8 +49,8 @@ export interface AgentNodeOptions {
   readonly peerCapabilities?: Readonly<Record<string, readonly CapabilitySchema[]>>;
   /** Runaway-guard limits for flows through this node (see docs/guard.md). */
   readonly guard?: Partial<GuardLimits>;
-  /** Whole-flow counts shared between processes (e.g. RedisFlowStore); the node does not close it. */
-  readonly guardStore?: FlowStore;
+  /** Whole-flow counts shared between processes (e.g. RedisGuardStore); the node does not close it. */
+  readonly guardStore?: GuardStore;
   /** Where every auth decision is recorded (`auth_check`). Default: not recorded. */
   readonly audit?: AuditLog;
   readonly dlq?: DlqSink;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { internalAuth } from '../auth/index.js';
 import { noAudit } from '../audit/index.js';
-import { RunawayGuard, type FlowStore } from '../guard/index.js';
+import { RunawayGuard, type GuardStore } from '../guard/index.js';
 import { guardStoreErrorReporter } from './guard-report.js';
 import { systemClock } from '../clock.js';
 import { MemoryDlqSink, type DlqSink } from '../dlq/index.js';
@@ -146,8 +146,8 @@ export class AgentNode {
     return this.#core.registry.size;
   }
 
-  /** The whole-flow store shared with other processes, when the guard has one. */
-  get guardStore(): FlowStore | undefined {
+  /** The guard's store of whole flows, shared with other processes, when the guard has one. */
+  get guardStore(): GuardStore | undefined {
     return this.#core.guard.store;
   }
 

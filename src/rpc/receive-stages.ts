@@ -19,7 +19,7 @@ export type ReceiveStage = Stage<Receipt>;
 /**
  * The receive path as the ordered list of stages a node runs on every delivery, assembled
  * once from what the node has on: the process span only with a tracer, the shared guard
- * only with a flow store, the input schema check only where capabilities publish schemas.
+ * only with a shared guard store, the input schema check only where capabilities publish schemas.
  * Every stage either hands the receipt on (`true`) or ends the delivery through it.
  */
 export function receiveStages(core: InboxCore, invokers: ReadonlyMap<string, HandlerInvoker>): ReceiveStage[] {

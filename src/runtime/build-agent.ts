@@ -15,7 +15,7 @@ import type { ApprovalGate } from '../rpc/index.js';
 import { transportsFromConfig, type TransportContext } from './transports-from-config.js';
 import { ModelAgents, modelAgentHandlers } from './model-agents.js';
 import { workflowCapability, workflowHandlers } from './workflow-handlers.js';
-import type { LoadedWorkflow, WorkflowRunRecord } from '../workflow/index.js';
+import type { LoadedWorkflow, WorkflowRunRecord } from '../workflows/index.js';
 import { remoteNodesFromConfig } from '../remote-nodes/remote-nodes-config.js';
 import { mergedResolver } from '../remote-nodes/index.js';
 import { openSharedStores } from './shared-stores.js';

@@ -1,7 +1,7 @@
 import { flowsConfigSchema, type AgentConfig, type FlowsConfig } from '../config/index.js';
 import { ConfigError } from '../yaml/index.js';
 import type { Clock } from '../clock.js';
-import { FlowRecorder, FlowRecordStore, flowsPublisher, viewFlows, type FlowCall } from '../flows/index.js';
+import { FlowRecorder, FlowRecordStore, flowsPublisher, viewFlows, type FlowCall } from '../flow-recording/index.js';
 import type { Logger } from '../logger.js';
 import { flowRoutes, type FrontDoor } from '../server/index.js';
 import type { RpcTransport, Subscription } from '../transport.js';

@@ -1,4 +1,4 @@
-import { agentHandler, type AgentHandlerOptions, type AgentHandlerSpec, type ToolsetFactory } from '../agent/agent-handler.js';
+import { agentHandler, type AgentHandlerOptions, type AgentHandlerSpec, type ToolsetFactory } from '../model-agents/agent-handler.js';
 import {
   buildAgentTools,
   bashTool,
@@ -17,9 +17,9 @@ import {
   type ModelClient,
   type ModelConfig,
   type Tool,
-} from '../agent/index.js';
+} from '../model-agents/index.js';
 import type { SecretMasker, SecretResolver } from '../secrets/index.js';
-import { patchTool } from '../agent/tools/patch-tool.js';
+import { patchTool } from '../model-agents/tools/patch-tool.js';
 import type { AuditLog } from '../audit/index.js';
 import { dataDirOf, type AgentConfig } from '../config/index.js';
 import { ConfigError } from '../yaml/index.js';

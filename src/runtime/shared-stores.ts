@@ -1,11 +1,11 @@
 import { replayStoreErrorReporter, type SharedReplayStore } from '../auth/index.js';
 import type { AgentFile } from '../config/index.js';
-import type { FlowStore } from '../guard/index.js';
+import type { GuardStore } from '../guard/index.js';
 import type { Logger } from '../logger.js';
 import type { RpcMetrics } from '../observability/index.js';
 
 export interface SharedStores {
-  readonly guardStore?: FlowStore;
+  readonly guardStore?: GuardStore;
   readonly replayStore?: SharedReplayStore;
   readonly onReplayStoreError?: (error: unknown) => void;
 }
@@ -19,8 +19,8 @@ export async function openSharedStores(agent: AgentFile, logger: Logger, metrics
   const guardConfig = agent.guard?.store;
   if (!guardConfig) return {};
   const id = agent.agent.id;
-  const { RedisFlowStore } = await import('../guard/redis-flow-store.js');
-  const guardStore = await RedisFlowStore.connect(guardConfig, (error) => logger.debug({ err: error, agentId: id }, 'flow store connection error'));
+  const { RedisGuardStore } = await import('../guard/redis-guard-store.js');
+  const guardStore = await RedisGuardStore.connect(guardConfig, (error) => logger.debug({ err: error, agentId: id }, 'flow store connection error'));
   closers.push(() => guardStore.close());
   const auth = agent.rpc?.auth;
   if (auth?.required !== 'hmac' || auth.replay?.store !== 'redis') return { guardStore };

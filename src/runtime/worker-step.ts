@@ -1,4 +1,4 @@
-import { executionMessageOf, modelMessageOf, type ModelMessage } from '../agent/index.js';
+import { executionMessageOf, modelMessageOf, type ModelMessage } from '../model-agents/index.js';
 import { newMessageId } from '../envelope/index.js';
 import { RpcError } from '../errors.js';
 import { HttpRemoteAgent } from '../remote-nodes/http-remote-agent.js';
@@ -6,7 +6,7 @@ import type { ExecutionContext, RemoteNodeResolver } from '../remote-nodes/index
 import { addUsage, NO_USAGE } from '../flow-usage.js';
 import { reportUsage, type HandlerContext } from '../rpc/index.js';
 import { parseTraceparent, TRACEPARENT_HEADER } from '../trace-context.js';
-import type { StepResult, AgentStep } from '../workflow/index.js';
+import type { StepResult, AgentStep } from '../workflows/index.js';
 
 /** Runs an agent step with `worker:` on that worker, from the messages it was `given` (its dependencies'). */
 export type WorkerStepRunner = (step: AgentStep & { readonly worker: string }, given: readonly ModelMessage[], ctx: HandlerContext) => Promise<StepResult>;

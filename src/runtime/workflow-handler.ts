@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ModelMessage } from '../agent/index.js';
+import type { ModelMessage } from '../model-agents/index.js';
 import { RpcError, toRpcError } from '../errors.js';
 import { addUsage, NO_USAGE, type Usage } from '../flow-usage.js';
 import { derivedContext, reportUsage, tapUsage, MAX_TIMEOUT_MS, type Handler, type HandlerContext } from '../rpc/index.js';
@@ -11,7 +11,7 @@ import {
   type RunStep,
   type AgentStep,
   type Workflow,
-} from '../workflow/index.js';
+} from '../workflows/index.js';
 import type { WorkerStepRunner } from './worker-step.js';
 
 /**

@@ -1,8 +1,8 @@
-import { modelAgentRunner } from '../agent/agent-handler.js';
+import { modelAgentRunner } from '../model-agents/agent-handler.js';
 import { dataDirOf, type AgentConfig } from '../config/index.js';
 import type { Handler } from '../rpc/index.js';
 import type { SecretMasker } from '../secrets/index.js';
-import type { LoadedWorkflow } from '../workflow/index.js';
+import type { LoadedWorkflow } from '../workflows/index.js';
 import type { RemoteNodeResolver } from '../remote-nodes/index.js';
 import type { ModelAgents } from './model-agents.js';
 import { workerStepRunner } from './worker-step.js';

@@ -2,18 +2,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentRpcEnvelope } from '../../src/envelope/index.js';
 import { encodeFlowState, FLOW_HEADER } from '../../src/guard/flow-state.js';
 import { DEFAULT_GUARD_LIMITS } from '../../src/guard/guard-rules.js';
-import { RedisFlowStore } from '../../src/guard/redis-flow-store.js';
+import { RedisGuardStore } from '../../src/guard/redis-guard-store.js';
 import { RunawayGuard } from '../../src/guard/runaway-guard.js';
 import { startRedisServer, type RedisServerHandle } from '../../tools/brokers/redis-server.js';
 
 // The shared flow store while its redis-server is down: a server of this file's own.
 let redis: RedisServerHandle;
-let store: RedisFlowStore;
+let store: RedisGuardStore;
 const limits = { ...DEFAULT_GUARD_LIMITS, maxAgents: 4, maxCallsPerMinute: 5, maxCallsPerFlow: 8 };
 
 beforeAll(async () => {
   redis = await startRedisServer();
-  store = await RedisFlowStore.connect({ url: redis.url });
+  store = await RedisGuardStore.connect({ url: redis.url });
 });
 afterAll(async () => {
   await store?.close();

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import { RpcError } from '../../src/errors.js';
-import { FlowRecorder } from '../../src/flows/flow-recorder.js';
-import { FlowRecordStore } from '../../src/flows/flow-record-store.js';
-import { flowTreeLines } from '../../src/flows/flow-tree.js';
-import type { FlowView } from '../../src/flows/flow-view.js';
+import { FlowRecorder } from '../../src/flow-recording/flow-recorder.js';
+import { FlowRecordStore } from '../../src/flow-recording/flow-record-store.js';
+import { flowTreeLines } from '../../src/flow-recording/flow-tree.js';
+import type { FlowView } from '../../src/flow-recording/flow-view.js';
 import { startNodeHttpServer, type NodeHttpServer } from '../../src/server/http-server.js';
 import { flowRoutes } from '../../src/server/flows/flow-routes.js';
 import { MemoryFleet, gate } from '../support/fleet.js';

@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createModelClient, type ModelClient, type ModelConfig, type ModelMessage, type ModelRequest } from '../../src/agent/models/index.js';
+import { createModelClient, type ModelClient, type ModelConfig, type ModelMessage, type ModelRequest } from '../../src/model-agents/models/index.js';
 import { RpcError } from '../../src/errors.js';
 import { startScriptedModelServer, type ScriptedModelServer } from '../../src/testing/scripted-model-server.js';
 
@@ -251,7 +251,7 @@ describe('model clients - createModelClient', () => {
       throw new Error("Cannot find package '@anthropic-ai/sdk'");
     });
     try {
-      const fresh = await import('../../src/agent/models/create-model-client.js');
+      const fresh = await import('../../src/model-agents/models/create-model-client.js');
       await expect(fresh.createModelClient(modelConfig('anthropic'), { apiKey: KEY })).rejects.toMatchObject({
         code: 'EAGENTRPC_MISSING_PACKAGE',
         message: 'model anthropic-main (provider anthropic) needs the @anthropic-ai/sdk package: run `npm install @anthropic-ai/sdk`',

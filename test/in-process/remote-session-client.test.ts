@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { expectJittered } from '../support/assertions.js';
-import { buildAgentTools } from '../../src/agent/index.js';
+import { buildAgentTools } from '../../src/model-agents/index.js';
 import { FileAuditLog } from '../../src/audit/file-audit-log.js';
 import { readAuditLog } from '../../src/audit/read-audit-log.js';
 import { silentLogger } from '../../src/logger.js';

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { webSearchTool, type ToolContext } from '../../src/agent/index.js';
+import { webSearchTool, type ToolContext } from '../../src/model-agents/index.js';
 import { noAudit } from '../../src/audit/audit-log.js';
 import { silentLogger } from '../../src/logger.js';
 

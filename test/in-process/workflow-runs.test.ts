@@ -7,7 +7,7 @@ import { AgentNode } from '../../src/rpc/agent-node.js';
 import type { HandlerContext } from '../../src/rpc/handler.js';
 import { reportUsage } from '../../src/index.js';
 import { startScriptedModelServer, type RecordedModelRequest, type ScriptedModelServer } from '../../src/testing/scripted-model-server.js';
-import { runRecordPath, type WorkflowRunRecord } from '../../src/workflow/run-record.js';
+import { runRecordPath, type WorkflowRunRecord } from '../../src/workflows/run-record.js';
 import { builtinTransports } from '../../transports/plugins.js';
 import { memoryTransport } from '../../transports/memory/index.js';
 import { ModelAgentFleet } from '../support/model-agent-fleet.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseCommandLine } from '../../src/agent/bash/index.js';
+import { parseCommandLine } from '../../src/model-agents/bash/index.js';
 
 /**
  * Runs `line` in bash, in an empty directory, where no command c1…c9 exists: bash calls

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { FlowView } from '../../src/flows/flow-view.js';
+import type { FlowView } from '../../src/flow-recording/flow-view.js';
 import { AgentNode } from '../../src/rpc/agent-node.js';
 import { freePort } from '../../tools/brokers/free-port.js';
 import { natsTransport } from '../../transports/nats/index.js';

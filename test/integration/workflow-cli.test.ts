@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentNode } from '../../src/rpc/agent-node.js';
 import { startScriptedModelServer, type ScriptedModelServer } from '../../src/testing/scripted-model-server.js';
-import type { WorkflowRunRecord } from '../../src/workflow/run-record.js';
+import type { WorkflowRunRecord } from '../../src/workflows/run-record.js';
 import { runNats } from '../support/nats-target.js';
 import { runCliProcess } from '../support/run-cli-process.js';
 

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startScriptedModelServer, type RecordedModelRequest, type ScriptedModelServer } from '../../src/testing/scripted-model-server.js';
-import type { WorkflowRunRecord } from '../../src/workflow/run-record.js';
+import type { WorkflowRunRecord } from '../../src/workflows/run-record.js';
 import { freePort } from '../../tools/brokers/free-port.js';
 import { DaemonProcess } from '../support/daemon-process.js';
 import { FLEET_SECRETS, ModelAgentFleet } from '../support/model-agent-fleet.js';

@@ -7,8 +7,8 @@ import { hmacAuth } from '../../src/auth/hmac-provider.js';
 import type { AuthProvider } from '../../src/auth/provider.js';
 import type { GuardLimits } from '../../src/guard/guard-rules.js';
 import { AgentNode } from '../../src/rpc/agent-node.js';
-import { RedisFlowStore } from '../../src/guard/redis-flow-store.js';
-import type { FlowStore } from '../../src/guard/flow-store.js';
+import { RedisGuardStore } from '../../src/guard/redis-guard-store.js';
+import type { GuardStore } from '../../src/guard/guard-store.js';
 import { SqliteIdempotencyStore } from '../../src/idempotency/sqlite-store.js';
 import { JsonlDlqSink } from '../../src/dlq/jsonl-file-sink.js';
 import type { RequestAgentOptions } from '../../src/rpc/request-agent.js';
@@ -100,7 +100,7 @@ function hmacFrom(settings: NonNullable<AgentProcessConfig['hmac']>): AuthProvid
 
 async function main(config: AgentProcessConfig): Promise<void> {
   const store = config.sqlitePath ? await SqliteIdempotencyStore.open({ path: config.sqlitePath }) : undefined;
-  const guardStore = config.guardStoreUrl ? await RedisFlowStore.connect({ url: config.guardStoreUrl, keyPrefix: config.guardStoreKeyPrefix }) : undefined;
+  const guardStore = config.guardStoreUrl ? await RedisGuardStore.connect({ url: config.guardStoreUrl, keyPrefix: config.guardStoreKeyPrefix }) : undefined;
   const node = await startAgent(config.id, config, store, guardStore);
   const others = await Promise.all((config.alsoIds ?? []).map((id) => startAgent(id, config, undefined, guardStore)));
   node.on('agent.rpc.response', (event) => send({ type: 'bus', name: 'agent.rpc.response', event: plain(event) }));
@@ -129,7 +129,7 @@ function plain(value: object): unknown {
   return JSON.parse(JSON.stringify(value, (_key, v: unknown) => (v instanceof Error && 'toWire' in v ? (v as { toWire(): unknown }).toWire() : v)));
 }
 
-async function startAgent(id: string, config: AgentProcessConfig, store: SqliteIdempotencyStore | undefined, guardStore: FlowStore | undefined): Promise<AgentNode> {
+async function startAgent(id: string, config: AgentProcessConfig, store: SqliteIdempotencyStore | undefined, guardStore: GuardStore | undefined): Promise<AgentNode> {
   let transport = await createTransport(config.transport, config.instanceId ?? id, config.forwardLogs ? forwardingLogger() : undefined);
   if (config.killOnAckOf) transport = killOnAck(transport, config.killOnAckOf);
   const node = new AgentNode({

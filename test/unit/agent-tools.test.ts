@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildAgentTools, type Tool, type ToolContext } from '../../src/agent/index.js';
+import { buildAgentTools, type Tool, type ToolContext } from '../../src/model-agents/index.js';
 import { FileAuditLog } from '../../src/audit/file-audit-log.js';
 import { readAuditLog } from '../../src/audit/read-audit-log.js';
 import { RpcError } from '../../src/errors.js';

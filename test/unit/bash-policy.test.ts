@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bashPolicySchema, decideCommandLine, parseCommandLine, scrubbedEnv, type BashPolicy } from '../../src/agent/bash/index.js';
+import { bashPolicySchema, decideCommandLine, parseCommandLine, scrubbedEnv, type BashPolicy } from '../../src/model-agents/bash/index.js';
 
 const readOnly = bashPolicySchema.parse({
   defaultBehavior: 'deny',

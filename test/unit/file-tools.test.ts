@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadAgentMemory, patchTool, readSchemaTool, readTool, thinkTool, type AgentSchemaView, type ToolContext } from '../../src/agent/index.js';
+import { loadAgentMemory, patchTool, readSchemaTool, readTool, thinkTool, type AgentSchemaView, type ToolContext } from '../../src/model-agents/index.js';
 import { silentLogger } from '../../src/logger.js';
 import type { Role } from '../../src/auth/roles.js';
 import { RecordedAudit } from '../support/recorded-audit.js';

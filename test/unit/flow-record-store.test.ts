@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { FlowCall } from '../../src/flows/flow-record.js';
-import { displayStatus, mergeCall } from '../../src/flows/flow-record.js';
-import { FlowRecordStore } from '../../src/flows/flow-record-store.js';
-import { decodeFlowRecord, encodeFlowRecord } from '../../src/flows/flows-topic.js';
-import { sampler } from '../../src/flows/sampling.js';
+import type { FlowCall } from '../../src/flow-recording/flow-record.js';
+import { displayStatus, mergeCall } from '../../src/flow-recording/flow-record.js';
+import { FlowRecordStore } from '../../src/flow-recording/flow-record-store.js';
+import { decodeFlowRecord, encodeFlowRecord } from '../../src/flow-recording/flows-topic.js';
+import { sampler } from '../../src/flow-recording/sampling.js';
 
 function clockAt(start: number): { now: () => number; advance: (ms: number) => void } {
   let now = start;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { AgentRpcEnvelope } from '../../src/envelope/index.js';
 import { FLOW_HEADER } from '../../src/guard/flow-state.js';
-import type { FlowStore } from '../../src/guard/flow-store.js';
+import type { GuardStore } from '../../src/guard/guard-store.js';
 import { RunawayGuard, STORE_TIMEOUT_MS } from '../../src/guard/runaway-guard.js';
 
 afterEach(() => {
@@ -11,7 +11,7 @@ afterEach(() => {
 describe('guard - shared flow store failures', () => {
   it('guard - a flow store that does not answer in time is EAGENTRPC_FLOW_STORE_UNAVAILABLE, and the call is admitted', async () => {
     vi.useFakeTimers();
-    const silent: FlowStore = { record: () => new Promise(() => {}), close: async () => {} };
+    const silent: GuardStore = { record: () => new Promise(() => {}), close: async () => {} };
     const errors: unknown[] = [];
     const guard = new RunawayGuard({}, silent, (error) => errors.push(error));
     const header = guard.startFlow('agent://b', 0).header;

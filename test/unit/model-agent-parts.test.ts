@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { fillTemplate } from '../../src/agent/message-template.js';
-import { outputCheck } from '../../src/agent/output-check.js';
-import { ToolSelection, toolEntryProblem } from '../../src/agent/tool-selection.js';
-import { peerToolName } from '../../src/agent/tools/peer-tools.js';
+import { fillTemplate } from '../../src/model-agents/message-template.js';
+import { outputCheck } from '../../src/model-agents/output-check.js';
+import { ToolSelection, toolEntryProblem } from '../../src/model-agents/tool-selection.js';
+import { peerToolName } from '../../src/model-agents/tools/peer-tools.js';
 import { checkBudget, DEFAULT_GUARD_LIMITS } from '../../src/guard/guard-rules.js';
 import { decodeUsage, encodeUsage, type Usage } from '../../src/flow-usage.js';
 import { MASKED, SecretMasker } from '../../src/secrets/secret-masker.js';

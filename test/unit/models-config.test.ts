@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { costUsd, modelsConfigSchema, resolveModelId, type ModelConfig } from '../../src/agent/models/index.js';
+import { costUsd, modelsConfigSchema, resolveModelId, type ModelConfig } from '../../src/model-agents/models/index.js';
 
 /** Each issue as `path: message`, the path as zod reports it. */
 function issues(input: unknown): Array<{ path: PropertyKey[]; message: string }> {

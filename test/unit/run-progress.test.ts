@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RunProgress } from '../../src/cli/run-progress.js';
-import type { WorkflowRunRecord } from '../../src/workflow/run-record.js';
+import type { WorkflowRunRecord } from '../../src/workflows/run-record.js';
 
 const USAGE = { inputTokens: 100, outputTokens: 20, cachedInputTokens: 0, costUsd: 0.0004, modelRequests: 1 };
 const RECORD: WorkflowRunRecord = {

@@ -2,9 +2,9 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ModelMessage } from '../../src/agent/models/model-client.js';
+import type { ModelMessage } from '../../src/model-agents/models/model-client.js';
 import { RpcError } from '../../src/errors.js';
-import { parseWorkflow, runWorkflow, writeRunRecord, type RunStepContext, type RunWorkflowOptions, type StepResult, type Workflow, type WorkflowEvent, type WorkflowStep } from '../../src/workflow/index.js';
+import { parseWorkflow, runWorkflow, writeRunRecord, type RunStepContext, type RunWorkflowOptions, type StepResult, type Workflow, type WorkflowEvent, type WorkflowStep } from '../../src/workflows/index.js';
 
 function workflowOf(text: string, options: { params?: string[]; args?: number } = {}): Workflow {
   return parseWorkflow('workflow.yaml', `version: 1\nname: test-flow\n${text}`, options).value;

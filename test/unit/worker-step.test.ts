@@ -1,14 +1,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ModelMessage } from '../../src/agent/models/model-client.js';
+import type { ModelMessage } from '../../src/model-agents/models/model-client.js';
 import { RpcError } from '../../src/errors.js';
 import type { RemoteNode } from '../../src/remote-nodes/remote-node.js';
 import type { Usage } from '../../src/flow-usage.js';
 import type { HandlerContext } from '../../src/rpc/handler.js';
 import { tapUsage } from '../../src/rpc/index.js';
 import { workerStepRunner } from '../../src/runtime/worker-step.js';
-import type { AgentStep } from '../../src/workflow/workflow-schema.js';
+import type { AgentStep } from '../../src/workflows/workflow-schema.js';
 
 // A stand-in worker on loopback: each test says how it answers /execute.
 let server: Server | undefined;

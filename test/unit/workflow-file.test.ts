@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/yaml/config-error.js';
-import { loadWorkflowFile, type WorkflowLoadOptions } from '../../src/workflow/index.js';
+import { loadWorkflowFile, type WorkflowLoadOptions } from '../../src/workflows/index.js';
 
 /** The issue's example, line for line: its snake_case names (`timeout_sec` in seconds) are aliases of the camelCase fields. */
 const EXAMPLE = `# workflow.yaml

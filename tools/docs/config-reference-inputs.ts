@@ -3,7 +3,7 @@ import { capabilitiesFileSchema } from '../../src/config/capabilities-file.js';
 import { eventSourcesFileSchema, eventSourcesListSchema } from '../../src/config/event-sources-file.js';
 import { peersFileSchema } from '../../src/config/peers-file.js';
 import { transportsListSchema } from '../../src/config/transports-list.js';
-import { workflowSchema } from '../../src/workflow/workflow-schema.js';
+import { workflowSchema } from '../../src/workflows/workflow-schema.js';
 import { builtinTransports } from '../../transports/plugins.js';
 import type { ConfigReferenceInputs, TransportDoc } from './render-config-reference.js';
 

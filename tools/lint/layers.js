@@ -31,7 +31,7 @@ export const LAYERS = [
   {
     layer: 'features',
     why: 'what a node can host or do beyond plain calls; the transport plug-in interface',
-    units: [['src/flows/', 'src/remote-nodes/'], ['src/transport-plugin.ts', 'src/agent/'], ['src/workflow/', 'src/testing/']],
+    units: [['src/flow-recording/', 'src/remote-nodes/'], ['src/transport-plugin.ts', 'src/model-agents/'], ['src/workflows/', 'src/testing/']],
   },
   { layer: 'config', why: 'the YAML files, composed from the features’ schemas', units: [['src/config/'], ['src/codegen/']] },
   { layer: 'front doors', why: 'the HTTP server and its APIs', units: [['src/server/']] },
@@ -56,7 +56,7 @@ export const ENTRIES = {
   'src/auth/': ['jwt-verifier.ts', 'oidc-provider.ts', 'oauth2-client-provider.ts'],
   'src/rpc/': ['agent-node.ts'],
   'src/remote-nodes/': ['remote-node-store.ts', 'remote-nodes-config.ts', 'http-remote-agent.ts'],
-  'src/agent/': ['agent-handler.ts', 'tools/patch-tool.ts'],
+  'src/model-agents/': ['agent-handler.ts', 'tools/patch-tool.ts'],
   'src/server/': ['a2a/a2a-server.ts', 'a2a/task-executor.ts', 'a2a/task-file-store.ts'],
   'src/runtime/': ['daemon.ts'],
 };

@@ -11,7 +11,7 @@ import { TransportBase } from '../shared/transport-base.js';
 import { capabilitiesOfCard, requestMessage } from './a2a-mapping.js';
 import { peerError } from './peer-error.js';
 import { PeerClients, type A2aPeerRoute, type PeerClient } from './peer-clients.js';
-import { runTask } from './task-run.js';
+import { runPeerTask } from './peer-task.js';
 
 export interface A2aTransportOptions {
   /** The A2A peers of rpc-peers.yaml (`kind: a2a` routes): their token references, by URL. */
@@ -143,7 +143,7 @@ class A2aTransport extends TransportBase {
         if (run.stopped === undefined) this.respond(request, { ok: true, progress: true, data });
       },
     };
-    return runTask(run.peer, message, listener, { signal: run.controller.signal, pollIntervalMs: this.pollIntervalMs, ...(run.headers ? { headers: run.headers } : {}) });
+    return runPeerTask(run.peer, message, listener, { signal: run.controller.signal, pollIntervalMs: this.pollIntervalMs, ...(run.headers ? { headers: run.headers } : {}) });
   }
 
   /** The caller stopped waiting: cancel the task on the peer (once it is known), then stop following it. */

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { ServerResponse } from 'node:http';
-import { flowView, summarize, type FlowRecordStore } from '../../flows/index.js';
+import { flowView, summarize, type FlowRecordStore } from '../../flow-recording/index.js';
 import type { FrontDoor } from '../http-server.js';
 import { streamFlow } from './flow-events.js';
 import { flowListPage, flowPage } from './flow-page-html.js';

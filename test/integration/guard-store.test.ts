@@ -6,19 +6,19 @@ import { loadAgentConfig } from '../../src/config/agent-config.js';
 import { silentLogger } from '../../src/logger.js';
 import { startDaemon } from '../../src/runtime/daemon.js';
 import { DEFAULT_GUARD_LIMITS } from '../../src/guard/guard-rules.js';
-import { RedisFlowStore } from '../../src/guard/redis-flow-store.js';
+import { RedisGuardStore } from '../../src/guard/redis-guard-store.js';
 import { builtinTransports } from '../../transports/plugins.js';
 import { runRedis } from '../support/redis-target.js';
 
 // The store against the run's redis-server, under a key prefix of this file's own.
 const redis = await runRedis();
-let store: RedisFlowStore;
+let store: RedisGuardStore;
 const prefix = redis.keyPrefix;
 const T0 = Date.now();
 const limits = { ...DEFAULT_GUARD_LIMITS, maxAgents: 4, maxCallsPerMinute: 5, maxCallsPerFlow: 8 };
 
 beforeAll(async () => {
-  store = await RedisFlowStore.connect({ url: redis.url, keyPrefix: prefix });
+  store = await RedisGuardStore.connect({ url: redis.url, keyPrefix: prefix });
 });
 afterAll(async () => {
   await store?.close();
@@ -29,7 +29,7 @@ const call = (correlationId: string, messageId: string, at: number, agents = ['a
 
 describe('guard - shared flow store (Redis)', () => {
   it('flow store - counts concurrent calls from several processes exactly; a redelivery is not counted twice', async () => {
-    const others = await Promise.all([1, 2, 3].map(() => RedisFlowStore.connect({ url: redis.url, keyPrefix: prefix })));
+    const others = await Promise.all([1, 2, 3].map(() => RedisGuardStore.connect({ url: redis.url, keyPrefix: prefix })));
     try {
       const wide = { ...limits, maxCallsPerMinute: 1_000, maxCallsPerFlow: 1_000 };
       const clients = [store, ...others];
@@ -62,7 +62,7 @@ describe('guard - shared flow store (Redis)', () => {
     await expect(loadAgentConfig(dir, builtinTransports, env)).rejects.toThrow(/agent\.yaml:\d+: guard\.store\.url: must be a redis:\/\/ or rediss:\/\/ URL/);
     writeFileSync(agentFile, `${original}guard: { store: { kind: redis, url: "${redis.url}" } }\n`);
     const daemon = await startDaemon(dir, builtinTransports, { env, logger: silentLogger });
-    expect(daemon.agents[0]!.node.guardStore).toBeInstanceOf(RedisFlowStore);
+    expect(daemon.agents[0]!.node.guardStore).toBeInstanceOf(RedisGuardStore);
     await daemon.stop();
   });
 });

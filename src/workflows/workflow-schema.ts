@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { agentBlockSchema, agentMessageSchema } from '../agent/index.js';
+import { agentBlockSchema, agentMessageSchema } from '../model-agents/index.js';
 import { alias, seconds } from '../yaml/index.js';
 import { AGENT_URI_RE, CAPABILITY_RE } from '../envelope/index.js';
 import { OUTPUT_NAME_RE, PARAM_NAME_RE } from './substitute.js';

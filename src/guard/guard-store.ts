@@ -24,7 +24,7 @@ export interface FlowRecordResult {
  * need the whole flow (agents, rate, total) hold when a flow fans out over processes.
  * `record` checks and records one call atomically.
  */
-export interface FlowStore {
+export interface GuardStore {
   record(call: FlowCall, limits: GuardLimits): Promise<FlowRecordResult>;
   close(): Promise<void>;
 }

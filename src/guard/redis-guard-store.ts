@@ -1,4 +1,4 @@
-import type { FlowCall, FlowRecordResult, FlowStore } from './flow-store.js';
+import type { FlowCall, FlowRecordResult, GuardStore } from './guard-store.js';
 import type { GuardLimits } from './guard-rules.js';
 import { closeRedis, connectRedis, type RedisClient } from '../redis/index.js';
 
@@ -40,8 +40,8 @@ export interface RedisFlowStoreOptions {
   readonly keyPrefix?: string;
 }
 
-/** A FlowStore in Redis (docs/guard.md). The `redis` package is loaded on demand. */
-export class RedisFlowStore implements FlowStore {
+/** A GuardStore in Redis (docs/guard.md). The `redis` package is loaded on demand. */
+export class RedisGuardStore implements GuardStore {
   private constructor(
     private readonly client: RedisClient,
     private readonly prefix: string,
@@ -49,11 +49,11 @@ export class RedisFlowStore implements FlowStore {
   ) {}
 
   /** `onError` hears about connection errors (the client reconnects by itself) and a failed close. */
-  static async connect(options: RedisFlowStoreOptions, onError: (error: unknown) => void = () => {}): Promise<RedisFlowStore> {
+  static async connect(options: RedisFlowStoreOptions, onError: (error: unknown) => void = () => {}): Promise<RedisGuardStore> {
     // Fail fast instead of queueing commands while Redis is away: the guard then falls
     // back to what envelopes and this process know (docs/guard.md).
     const client = await connectRedis(options.url, 'flow store', onError);
-    return new RedisFlowStore(client, options.keyPrefix ?? 'agent-rpc:flow:', onError);
+    return new RedisGuardStore(client, options.keyPrefix ?? 'agent-rpc:flow:', onError);
   }
 
   async record(call: FlowCall, limits: GuardLimits): Promise<FlowRecordResult> {

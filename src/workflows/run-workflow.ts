@@ -1,4 +1,4 @@
-import type { ModelMessage } from '../agent/index.js';
+import type { ModelMessage } from '../model-agents/index.js';
 import { newMessageId } from '../envelope/index.js';
 import { RpcError, toRpcError } from '../errors.js';
 import { addUsage, NO_USAGE, type Usage } from '../flow-usage.js';

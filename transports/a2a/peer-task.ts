@@ -10,7 +10,7 @@ export interface TaskListener {
   progress(data: { state: string; message?: string }): void;
 }
 
-export interface TaskRunOptions {
+export interface PeerTaskOptions {
   readonly signal: AbortSignal;
   /** Between two polls of a task when the peer does not stream. */
   readonly pollIntervalMs: number;
@@ -24,7 +24,7 @@ export interface TaskRunOptions {
  * Resolves with the result; rejects with the typed error of a task that did not complete,
  * or with the SDK's error when the peer could not be reached.
  */
-export async function runTask(peer: PeerClient, message: Message, listener: TaskListener, options: TaskRunOptions): Promise<unknown> {
+export async function runPeerTask(peer: PeerClient, message: Message, listener: TaskListener, options: PeerTaskOptions): Promise<unknown> {
   const request: SendMessageRequest = {
     tenant: '',
     message,
@@ -53,7 +53,7 @@ export async function runTask(peer: PeerClient, message: Message, listener: Task
 }
 
 /** Polls the task until it ends; `reported` is the progress already reported (over a stream), not reported again. */
-async function pollTask(peer: PeerClient, first: Task, listener: TaskListener, options: TaskRunOptions, reported?: string): Promise<unknown> {
+async function pollTask(peer: PeerClient, first: Task, listener: TaskListener, options: PeerTaskOptions, reported?: string): Promise<unknown> {
   let task = first;
   for (;;) {
     if (isFinal(task.status)) return finish(peer.url, task);
@@ -144,6 +144,6 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-function requestOptionsOf(options: TaskRunOptions): { signal: AbortSignal; serviceParameters?: Record<string, string> } {
+function requestOptionsOf(options: PeerTaskOptions): { signal: AbortSignal; serviceParameters?: Record<string, string> } {
   return options.headers === undefined ? { signal: options.signal } : { signal: options.signal, serviceParameters: { ...options.headers } };
 }
