@@ -91,7 +91,7 @@ const url = `http://127.0.0.1:${daemon.http.port}`;
 console.log(`\nflows: ${url}/flows/${sync.correlationId} (the review and its nested lint call; every recent flow at ${url}/flows)`);
 console.log(`serving: ${url} (/metrics, /healthz, /api/v1, /flows); Ctrl-C stops the fleet. Call it from another terminal:`);
 console.log(`  AGENT_RPC_TOKEN=${token} node dist/bin/agent-rpc.js call agent://pr-reviewer review-pr --url ${url} --payload '{"prUrl":"pull/8","files":["a.ts"]}'`);
-console.log(`A2A: pr-reviewer's Agent Card: ${daemon.a2a.cardUrl('pr-reviewer')} (every agent serves one; docs/a2a.md)`);
+console.log(`A2A: pr-reviewer's Agent Card: ${daemon.a2a?.cardUrl('pr-reviewer') ?? 'not served, @a2a-js/sdk is not installed'} (every agent serves one; docs/a2a.md)`);
 const code = await serveUntilSignalled(daemon);
 await model.close();
 console.log(`fleet stopped (exit ${code})`);

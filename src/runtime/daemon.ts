@@ -6,13 +6,13 @@ import { createPinoLogger } from '../observability/pino-logger.js';
 import { PrometheusMetrics } from '../observability/prometheus-metrics.js';
 import { createSecretResolver, maskingResolver, SecretMasker } from '../secrets/index.js';
 import type { TransportPlugin } from '../transport-plugin.js';
-import { startNodeHttpServer, type NodeHttpServer, type ApiRoute, type SessionManager } from '../server/index.js';
+import { DEFAULT_A2A_TASKS_PER_USER, startNodeHttpServer, type NodeHttpServer, type ApiRoute, type SessionManager } from '../server/index.js';
 import { buildAgent, type BuiltAgent } from './build-agent.js';
 import { loadApiTokens, openSessions } from './node-api.js';
 import { remoteNodesOf } from './remote-nodes-of.js';
 import { openExecuteApi } from './execute-api.js';
-import { A2aServer, DEFAULT_A2A_TASKS_PER_USER } from '../server/a2a/a2a-server.js';
-import { TaskFileStore } from '../server/a2a/task-file-store.js';
+import type { A2aServer } from '../server/a2a/a2a-server.js';
+import { a2aUnavailable, loadA2aModules } from './daemon-a2a.js';
 import { packageVersion, publicBaseUrl } from './public-base-url.js';
 import { startProcessTracing } from './process-tracing.js';
 import { DaemonFlows } from './daemon-flows.js';
@@ -24,8 +24,8 @@ export interface RunningDaemon {
   /** /healthz, /readyz, /metrics and the /api/v1 session and remote-node API. */
   readonly http: NodeHttpServer;
   readonly sessions: SessionManager;
-  /** Every agent as an A2A agent: its card and JSON-RPC endpoint on the HTTP server (docs/a2a.md). */
-  readonly a2a: A2aServer;
+  /** Every agent as an A2A agent: its card and JSON-RPC endpoint on the HTTP server (docs/a2a.md); undefined without the A2A SDK installed. */
+  readonly a2a: A2aServer | undefined;
   /** The flow records behind /flows. */
   readonly flows: DaemonFlows;
   /** Stops consuming, lets in-flight handlers finish (drain timeout), settles pending calls, closes stores. */
@@ -47,7 +47,7 @@ export interface DaemonOptions {
  * for the process: /healthz, /readyz, /metrics with every agent's series, and the
  * token-protected session and remote-node API (docs/remote-nodes.md) and the remote
  * execution endpoints (docs/remote-execution.md), and every agent as an A2A agent: its card and
- * JSON-RPC endpoint (docs/a2a.md).
+ * JSON-RPC endpoint (docs/a2a.md) when the A2A SDK is installed.
  */
 export async function startDaemon(dirs: string | readonly string[], transports: readonly TransportPlugin[], options: DaemonOptions = {}): Promise<RunningDaemon> {
   const env = options.env ?? process.env;
@@ -56,6 +56,8 @@ export async function startDaemon(dirs: string | readonly string[], transports: 
   const first = configs[0];
   if (!first) throw new TypeError('startDaemon: at least one config directory is required');
   const logger = options.logger ?? createPinoLogger({ level: first.agent.value.log?.level ?? 'info' });
+  // Before anything is opened: a configured A2A block without the SDK fails the start here.
+  const a2aModules = await loadA2aModules(configs, logger);
   // The process's API tokens and remote-node credentials are secrets its model agents must never send or log.
   const masker = new SecretMasker();
   const secrets = maskingResolver(createSecretResolver({ env }), masker);
@@ -66,7 +68,7 @@ export async function startDaemon(dirs: string | readonly string[], transports: 
   const shared = new Map<string, unknown>();
   const sessions = await openSessions(first, logger);
   let ready = false;
-  const a2a = new A2aServer({ tokens, ready: () => ready, logger: logger.child({ component: 'a2a' }), version: await packageVersion() });
+  const a2a = a2aModules && new a2aModules.server.A2aServer({ tokens, ready: () => ready, logger: logger.child({ component: 'a2a' }), version: await packageVersion() });
   const agents: BuiltAgent[] = [];
   const flows = new DaemonFlows(first, systemClock, logger);
   let remoteRoutes: ApiRoute[] | undefined;
@@ -76,13 +78,15 @@ export async function startDaemon(dirs: string | readonly string[], transports: 
     remoteRoutes ??= remote.routes;
     const recorder = flows.recorderFor(config);
     const summaryIntervalMs = first.agent.value.log?.summaryIntervalMs;
-    const built = await buildAgent(config, { logger, env, shared, ...(summaryIntervalMs ? { warnSummaryIntervalMs: summaryIntervalMs } : {}), metrics: metrics.forAgent(config.agent.value.agent.id), remoteNodes: remote.resolver, approvals: a2a.runs.gateOver(sessions.manager.prompts), masker, tracerProvider: tracing.provider, ...(recorder ? { flows: recorder } : {}) });
+    const built = await buildAgent(config, { logger, env, shared, ...(summaryIntervalMs ? { warnSummaryIntervalMs: summaryIntervalMs } : {}), metrics: metrics.forAgent(config.agent.value.agent.id), remoteNodes: remote.resolver, approvals: a2a ? a2a.runs.gateOver(sessions.manager.prompts) : sessions.manager.prompts, masker, tracerProvider: tracing.provider, ...(recorder ? { flows: recorder } : {}) });
     sessions.manager.attach({ port: built.node.inbound, ...defaultCapabilityOf(config) });
     const capabilities = config.capabilities.value.capabilities;
-    const a2aSettings = config.agent.value.a2a;
-    // Kept in the data directory, so a client can read its tasks across a restart.
-    const taskStore = await TaskFileStore.open(join(dataDirOf(config), 'a2a-tasks', built.node.id), a2aSettings?.tasksPerUser ?? DEFAULT_A2A_TASKS_PER_USER, logger.child({ component: 'a2a', agentId: built.node.id }));
-    a2a.attach({ id: built.node.id, port: built.node.inbound, capabilities: new Set(capabilities.map((c) => c.name)), capabilityConfigs: capabilities, ...defaultCapabilityOf(config), ...a2aSettings, taskStore });
+    if (a2a && a2aModules) {
+      const a2aSettings = config.agent.value.a2a;
+      // Kept in the data directory, so a client can read its tasks across a restart.
+      const taskStore = await a2aModules.taskStore.TaskFileStore.open(join(dataDirOf(config), 'a2a-tasks', built.node.id), a2aSettings?.tasksPerUser ?? DEFAULT_A2A_TASKS_PER_USER, logger.child({ component: 'a2a', agentId: built.node.id }));
+      a2a.attach({ id: built.node.id, port: built.node.inbound, capabilities: new Set(capabilities.map((c) => c.name)), capabilityConfigs: capabilities, ...defaultCapabilityOf(config), ...a2aSettings, taskStore });
+    }
     agents.push(built);
   }
   const execute = await openExecuteApi(
@@ -103,10 +107,10 @@ export async function startDaemon(dirs: string | readonly string[], transports: 
     routes: [...sessions.routes, ...(remoteRoutes ?? []), ...execute.routes],
     maxBodyBytes: Math.max(...limits.map((l) => l.maxBytes)),
     maxDepth: Math.max(...limits.map((l) => l.maxDepth)),
-    frontDoors: [a2a.frontDoor, flows.routes],
+    frontDoors: [a2a ? a2a.frontDoor : a2aUnavailable, flows.routes],
     logger,
   });
-  a2a.listen(publicBaseUrl(first.agent.value.http?.publicUrl, address.host, http.port));
+  a2a?.listen(publicBaseUrl(first.agent.value.http?.publicUrl, address.host, http.port));
   for (const agent of agents) await agent.node.start();
   await flows.start(agents);
   ready = true;
@@ -121,7 +125,7 @@ export async function startDaemon(dirs: string | readonly string[], transports: 
     flows,
     async stop() {
       ready = false;
-      a2a.runs.declineQuestions();
+      a2a?.runs.declineQuestions();
       // Off the flows topic while the transports are still open.
       await flows.close();
       // Every agent stops taking work before any drains, so none is called by a closed peer.

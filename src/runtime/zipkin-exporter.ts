@@ -1,5 +1,6 @@
 import type { ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { importOptional } from '../optional-package.js';
 
 /** The attribute naming the service at the other end of a span (OpenTelemetry `peer.service`). */
 const PEER_SERVICE = 'peer.service';
@@ -14,7 +15,11 @@ const STATUS_ERROR_TAG = 'error';
  * for messaging spans.
  */
 export async function zipkinExporter(url: string, serviceName: string): Promise<SpanExporter> {
-  const [{ prepareSend }, { toZipkinSpan }] = await Promise.all([import('@opentelemetry/exporter-zipkin'), import('@opentelemetry/exporter-zipkin/build/src/transform.js')]);
+  const feature = 'tracing with the zipkin exporter';
+  const [{ prepareSend }, { toZipkinSpan }] = await Promise.all([
+    importOptional(() => import('@opentelemetry/exporter-zipkin'), feature, '@opentelemetry/exporter-zipkin'),
+    importOptional(() => import('@opentelemetry/exporter-zipkin/build/src/transform.js'), feature, '@opentelemetry/exporter-zipkin'),
+  ]);
   const send = prepareSend(url);
   return {
     export(spans: ReadableSpan[], done: (result: ExportResult) => void): void {

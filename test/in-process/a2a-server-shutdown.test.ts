@@ -21,7 +21,7 @@ describe('A2A server - shutdown', () => {
       headers.set('authorization', 'Bearer alice-stop-token');
       return fetch(input, { ...init, headers });
     };
-    const client = await new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl })] }).createFromUrl(daemon.a2a.cardUrl()!.replace('/.well-known/agent-card.json', ''));
+    const client = await new ClientFactory({ transports: [new JsonRpcTransportFactory({ fetchImpl })] }).createFromUrl(daemon.a2a!.cardUrl()!.replace('/.well-known/agent-card.json', ''));
     const message = { messageId: randomUUID(), contextId: '', taskId: '', role: Role.ROLE_USER, metadata: undefined, extensions: [], referenceTaskIds: [] };
     const parts = [{ content: { $case: 'text' as const, value: 'approve: command: restart?' }, metadata: undefined, filename: '', mediaType: 'text/plain' }];
     const asked = await client.sendMessage({ tenant: '', message: { ...message, parts }, configuration: undefined, metadata: undefined });

@@ -10,10 +10,10 @@
 export const LAYERS = [
   {
     layer: 'base',
-    why: 'no knowledge of agents or messages: errors, time, retries, the logging surface, files, YAML, secrets',
+    why: 'no knowledge of agents or messages: errors, time, retries, the logging surface, optional packages, files, YAML, secrets',
     units: [
       ['src/errors.ts', 'src/check-integer.ts', 'src/clock.ts', 'src/maybe-promise.ts', 'src/logger.ts'],
-      ['src/backoff.ts', 'src/expiring-map.ts', 'src/files/', 'src/yaml/'],
+      ['src/backoff.ts', 'src/expiring-map.ts', 'src/optional-package.ts', 'src/files/', 'src/yaml/'],
       ['src/redis/', 'src/secrets/'],
     ],
   },

@@ -1,4 +1,4 @@
-import { RpcError } from '../../src/errors.js';
+import { importOptional } from '../../src/optional-package.js';
 
 /**
  * Imports a transport's client library, an optional dependency: a missing one is
@@ -11,10 +11,6 @@ export async function loadClientPackage<M>(
   packageName: string,
   hasExports: (module: M) => boolean = () => true,
 ): Promise<M> {
-  try {
-    const module = (await load()) as M & { default?: M };
-    return hasExports(module) ? module : (module.default as M);
-  } catch (cause) {
-    throw new RpcError('EAGENTRPC_MISSING_PACKAGE', `the ${transport} transport needs the ${packageName} package: run \`npm install ${packageName}\``, { cause });
-  }
+  const module = (await importOptional(load, `the ${transport} transport`, packageName)) as M & { default?: M };
+  return hasExports(module) ? module : (module.default as M);
 }

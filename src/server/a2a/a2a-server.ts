@@ -9,13 +9,9 @@ import type { ApiTokens } from '../api-tokens.js';
 import type { FrontDoor } from '../http-server.js';
 import { ABORTED, badBodyText, INVALID, NOT_UTF8, readJsonBody, TOO_DEEP, TOO_LARGE } from '../read-body.js';
 import { roleCan, type Principal } from '../../auth/index.js';
+import { A2A_PATH_PREFIX, AGENT_CARD_PATH, DEFAULT_A2A_TASKS_PER_USER } from './a2a-names.js';
 import { agentEndpoint, type AgentEndpoint, type EndpointAgent } from './agent-endpoint.js';
 import { TaskRuns } from './task-runs.js';
-
-export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
-export const A2A_PATH_PREFIX = '/a2a/';
-/** Tasks kept readable per user and agent unless configured otherwise. */
-export const DEFAULT_A2A_TASKS_PER_USER = 1000;
 
 export interface A2aServerOptions {
   readonly tokens: ApiTokens;

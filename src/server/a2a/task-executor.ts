@@ -4,17 +4,13 @@ import type { AgentExecutor, ExecutionEventBus, ExecutionEventBusManager, Reques
 import { newMessageId } from '../../envelope/index.js';
 import { formatReplyTo } from '../../transport.js';
 import type { InboundPort } from '../../rpc/index.js';
+import { A2A_CALLER, A2A_TASK_HEADER, A2A_USER_HEADER } from './a2a-names.js';
 import { callTargetOf } from './a2a-parts.js';
 import { callerContextOf } from './caller-context.js';
 import { agentMessage, newTaskEvent, statusEvent } from './task-events.js';
 import { dataPart, textPart } from './a2a-parts.js';
 import { TaskRun } from './task-run.js';
 import type { TaskRuns } from './task-runs.js';
-
-/** Who an A2A task's request comes from; the API user is named in a header. */
-export const A2A_CALLER = 'agent://a2a';
-export const A2A_TASK_HEADER = 'agent-rpc-a2a-task';
-export const A2A_USER_HEADER = 'agent-rpc-a2a-user';
 
 export interface A2aAgent {
   readonly port: InboundPort;

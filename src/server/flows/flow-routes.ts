@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { ServerResponse } from 'node:http';
 import { flowView, summarize, type FlowRecordStore } from '../../flow-recording/index.js';
+import { missingPackage } from '../../optional-package.js';
 import type { FrontDoor } from '../http-server.js';
 import { streamFlow } from './flow-events.js';
 import { flowListPage, flowPage } from './flow-page-html.js';
@@ -18,16 +19,18 @@ const ID_RE = /^\/flows\/([A-Za-z0-9._:-]{1,200}?)(\.json|\/events)?$/;
 // The pages load nothing from elsewhere: everything they use is served here. Scripts come
 // from these files only; cytoscape styles its container inline, so inline styles are allowed.
 const PAGE_HEADERS = { 'content-security-policy': "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:", 'cache-control': 'no-store' };
+// cytoscape is an optional peer dependency: without it the node still serves everything else.
+const CYTOSCAPE_MISSING = missingPackage("the flow pages' graph", 'cytoscape').message;
 
 /**
  * The flow pages on the node's HTTP port: `/flows` and `/flows.json` (recent flows),
  * `/flows/<correlationId>` (graph and waterfall, live), `.json` and `/events` (SSE) of one
- * flow, and the pages' assets (cytoscape from the installed package). Like `/metrics` they
+ * flow, and the pages' assets (cytoscape from the installed package, 503 when it is not). Like `/metrics` they
  * need no token: the records hold no payloads, and the server binds 127.0.0.1 by default.
  */
 export function flowRoutes(options: FlowRoutesOptions): FrontDoor {
   const { store, scope } = options;
-  const cytoscape = lazyFile(createRequire(import.meta.url).resolve('cytoscape/dist/cytoscape.min.js'));
+  const cytoscape = lazyPackageFile('cytoscape/dist/cytoscape.min.js');
   return async (req, res) => {
     const path = (req.url ?? '/').split('?')[0]!;
     if (path !== '/flows' && !path.startsWith('/flows/') && path !== '/flows.json') return false;
@@ -37,7 +40,10 @@ export function flowRoutes(options: FlowRoutesOptions): FrontDoor {
     }
     if (path === '/flows') return html(res, flowListPage(store.recent().map(summarize), scopeText(scope, store)));
     if (path === '/flows.json') return json(res, 200, { scope, retention: store.retention, flows: store.recent().map(summarize) });
-    if (path === '/flows/assets/cytoscape.min.js') return asset(res, 'text/javascript', await cytoscape());
+    if (path === '/flows/assets/cytoscape.min.js') {
+      const script = await cytoscape();
+      return script ? asset(res, 'text/javascript', script) : json(res, 503, { error: CYTOSCAPE_MISSING });
+    }
     if (path === '/flows/assets/flow-page.js') return asset(res, 'text/javascript', FLOW_PAGE_SCRIPT);
     if (path === '/flows/assets/flow-page.css') return asset(res, 'text/css', FLOW_PAGE_CSS);
     const match = ID_RE.exec(path);
@@ -74,9 +80,18 @@ function asset(res: ServerResponse, type: string, body: string | Buffer): true {
   return true;
 }
 
-/** Read once, on first use. */
-function lazyFile(path: string): () => Promise<Buffer> {
+/** Read once, on first use; undefined while its package is not installed (looked up again next time). */
+function lazyPackageFile(specifier: string): () => Promise<Buffer | undefined> {
   let content: Promise<Buffer> | undefined;
-  return () => (content ??= readFile(path));
+  return async () => {
+    if (content) return content;
+    let path: string;
+    try {
+      path = createRequire(import.meta.url).resolve(specifier);
+    } catch {
+      return undefined;
+    }
+    return (content = readFile(path));
+  };
 }
 
