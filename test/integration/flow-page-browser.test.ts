@@ -100,6 +100,15 @@ describe('flow page - in a real browser', () => {
       expect(blocked).toEqual([]);
       expect(problems).toEqual([]);
 
+      // A daemon without the cytoscape package answers its asset with 503 (test/integration/optional-packages.test.ts): the page still draws the waterfall.
+      const withoutGraph = await browser.newPage();
+      await withoutGraph.route('**/flows/assets/cytoscape.min.js', (route) => route.fulfill({ status: 503, contentType: 'application/json', body: '{"error":"no cytoscape"}' }));
+      await withoutGraph.goto(`${base}/flows/${correlationId}`);
+      await withoutGraph.waitForSelector('#flow[data-rendered]');
+      expect(await withoutGraph.locator('#waterfall .row').count()).toBe(2);
+      expect(await withoutGraph.locator('#graph').textContent()).toContain('npm install cytoscape');
+      await withoutGraph.close();
+
       // The same flow in the terminal, from the running daemon.
       const tree = await runCliProcess(['flow', correlationId!, '--url', base!]);
       expect(tree.code, tree.stderr).toBe(0);

@@ -2,8 +2,9 @@ import { STATUS_COLOURS } from './flow-colours.js';
 
 /**
  * The flow page's script, served as `/flows/assets/flow-page.js`: draws the flow with
- * cytoscape (agents as nodes, calls as edges coloured by status) and a waterfall, from
- * `/flows/<id>.json`, then redraws on every `flow` event of `/flows/<id>/events`.
+ * cytoscape (agents as nodes, calls as edges coloured by status; left out when the daemon has
+ * no cytoscape package) and a waterfall, from `/flows/<id>.json`, then redraws on every
+ * `flow` event of `/flows/<id>/events`.
  * The cytoscape instance is `window.flowGraph`; the page's root element carries the flow's
  * status and counts as data attributes, for tests and scripts.
  */
@@ -13,7 +14,8 @@ export const FLOW_PAGE_SCRIPT = `(function () {
   var root = document.getElementById('flow');
   var id = root.getAttribute('data-correlation-id');
   var base = '/flows/' + encodeURIComponent(id);
-  var cy = cytoscape({
+  // cytoscape is an optional package of the daemon: without it (its asset answers 503) the page shows the waterfall only.
+  var cy = typeof cytoscape !== 'function' ? undefined : cytoscape({
     container: document.getElementById('graph'),
     wheelSensitivity: 0.3,
     style: [
@@ -22,6 +24,7 @@ export const FLOW_PAGE_SCRIPT = `(function () {
     ]
   });
   window.flowGraph = cy;
+  if (!cy) document.getElementById('graph').textContent = 'No graph: the daemon has no cytoscape package (npm install cytoscape).';
 
   function ms(value) { return value === undefined ? '…' : value < 10 ? value.toFixed(2) + ' ms' : Math.round(value) + ' ms'; }
   function usageText(call) {
@@ -33,6 +36,7 @@ export const FLOW_PAGE_SCRIPT = `(function () {
   function el(tag, cls, text) { var e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; }
 
   function drawGraph(view) {
+    if (!cy) return;
     var elements = view.summary.agents.map(function (agent) { return { group: 'nodes', data: { id: 'agent:' + agent, label: agent, agent: agent } }; });
     view.calls.forEach(function (call) {
       var parts = [call.capability, call.status + ' · ' + ms(call.durationMs)];
