@@ -248,7 +248,7 @@ describe('model clients - createModelClient', () => {
   it('create-model-client - a missing provider package is EAGENTRPC_MISSING_PACKAGE naming it', async () => {
     vi.resetModules();
     vi.doMock('@anthropic-ai/sdk', () => {
-      throw new Error("Cannot find package '@anthropic-ai/sdk'");
+      throw Object.assign(new Error("Cannot find package '@anthropic-ai/sdk'"), { code: 'ERR_MODULE_NOT_FOUND' });
     });
     try {
       const fresh = await import('../../src/model-agents/models/create-model-client.js');

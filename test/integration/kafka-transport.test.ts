@@ -143,7 +143,7 @@ describe('kafka - topics and options', () => {
   }, 60_000);
 
   it('kafka - a missing kafkajs package is a typed EAGENTRPC_MISSING_PACKAGE error', async () => {
-    const transport = kafkaTransport({ brokers: kafka.brokers, loadModule: () => Promise.reject(new Error('Cannot find package')) });
+    const transport = kafkaTransport({ brokers: kafka.brokers, loadModule: () => Promise.reject(Object.assign(new Error('Cannot find package'), { code: 'ERR_MODULE_NOT_FOUND' })) });
     expect(isRpcErrorWithCode(await transport.connect().catch((e: unknown) => e), 'EAGENTRPC_MISSING_PACKAGE')).toBe(true);
   });
 

@@ -59,7 +59,7 @@ describe('nats - core', () => {
   });
 
   it('nats - a missing nats package is a typed EAGENTRPC_MISSING_PACKAGE error', async () => {
-    const transport = natsTransport({ servers: nats.url, loadModule: () => Promise.reject(new Error('Cannot find package')) });
+    const transport = natsTransport({ servers: nats.url, loadModule: () => Promise.reject(Object.assign(new Error('Cannot find package'), { code: 'ERR_MODULE_NOT_FOUND' })) });
     const error = await transport.connect().catch((e: unknown) => e);
     expect(isRpcErrorWithCode(error, 'EAGENTRPC_MISSING_PACKAGE')).toBe(true);
   });

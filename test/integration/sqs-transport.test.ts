@@ -36,7 +36,7 @@ afterAll(async () => {
 
 describe('sqs - transport', () => {
   it('sqs - a missing @aws-sdk/client-sqs package is a typed EAGENTRPC_MISSING_PACKAGE error', async () => {
-    const transport = sqsTransport({ endpoint: sqs.endpoint, loadModule: () => Promise.reject(new Error('Cannot find package')) });
+    const transport = sqsTransport({ endpoint: sqs.endpoint, loadModule: () => Promise.reject(Object.assign(new Error('Cannot find package'), { code: 'ERR_MODULE_NOT_FOUND' })) });
     const error = await transport.connect().then(() => undefined, (e: unknown) => e);
     expect(isRpcErrorWithCode(error, 'EAGENTRPC_MISSING_PACKAGE')).toBe(true);
   });
