@@ -23,6 +23,11 @@ export function missingPackage(feature: string, packageName: string, cause?: unk
   return new RpcError('EAGENTRPC_MISSING_PACKAGE', `${feature} needs the ${packageName} package: run \`npm install ${packageName}\``, { cause });
 }
 
+/** Not found, also when a loader in between (a test runner's, a bundler's) wrapped Node's error as its cause. */
 function isNotFound(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && NOT_FOUND.has(String((error as { code?: unknown }).code));
+  for (let depth = 0; depth < 3 && typeof error === 'object' && error !== null; depth++) {
+    if (NOT_FOUND.has(String((error as { code?: unknown }).code))) return true;
+    error = (error as { cause?: unknown }).cause;
+  }
+  return false;
 }

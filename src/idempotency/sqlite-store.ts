@@ -1,6 +1,6 @@
 import type { Database, Statement, Transaction } from 'better-sqlite3';
 import { systemClock, type Clock } from '../clock.js';
-import { RpcError } from '../errors.js';
+import { importOptional } from '../optional-package.js';
 import { claimDecision, type ClaimOwner, type ClaimResult, type IdempotencyStore, type StoredReply } from './store.js';
 import { startCheckpointer, type Checkpointer } from './sqlite-checkpointer.js';
 
@@ -142,14 +142,9 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
     if (durability !== 'process-crash' && durability !== 'power-loss') {
       throw new TypeError('SqliteIdempotencyStore: durability must be process-crash or power-loss');
     }
-    let module: { default: new (path: string) => Database };
-    try {
-      module = (await (options.loadModule ?? (() => import('better-sqlite3')))()) as typeof module;
-    } catch (cause) {
-      throw new RpcError('EAGENTRPC_MISSING_PACKAGE', 'the sqlite idempotency store needs better-sqlite3: run `npm install better-sqlite3`', {
-        cause,
-      });
-    }
+    const module = (await importOptional(options.loadModule ?? (() => import('better-sqlite3')), 'the sqlite idempotency store', 'better-sqlite3')) as {
+      default: new (path: string) => Database;
+    };
     const lockWaitMs = options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS;
     if (!Number.isFinite(lockWaitMs) || lockWaitMs < 0) throw new TypeError('SqliteIdempotencyStore: lockWaitMs must be a number ≥ 0');
     const db = new module.default(options.path);

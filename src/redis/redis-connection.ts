@@ -1,5 +1,5 @@
 import { backoffDelay, type BackoffPolicy } from '../backoff.js';
-import { RpcError } from '../errors.js';
+import { importOptional } from '../optional-package.js';
 
 /** The few calls of the `redis` package's client that agent-rpc's shared stores use. */
 export interface RedisClient {
@@ -24,12 +24,7 @@ const CONNECT_TIMEOUT_MS = 2_000;
  * client reconnects by itself, on the one retry schedule (backoff.ts).
  */
 export async function connectRedis(url: string, purpose: string, onError: (error: unknown) => void): Promise<RedisClient> {
-  let redis: { createClient(options: object): RedisClient };
-  try {
-    redis = (await import('redis')) as unknown as typeof redis;
-  } catch (cause) {
-    throw new RpcError('EAGENTRPC_MISSING_PACKAGE', `the Redis ${purpose} needs the redis package: run \`npm install redis\``, { cause });
-  }
+  const redis = (await importOptional(() => import('redis'), `the Redis ${purpose}`, 'redis')) as unknown as { createClient(options: object): RedisClient };
   const client = redis.createClient({
     url,
     disableOfflineQueue: true,

@@ -218,7 +218,7 @@ describe('idempotency - sqlite store persistence', () => {
   });
 
   it('idempotency - a missing better-sqlite3 is a typed EAGENTRPC_MISSING_PACKAGE error', async () => {
-    const error = await SqliteIdempotencyStore.open({ path: dbPath(), loadModule: () => Promise.reject(new Error('Cannot find package')) }).catch((e: unknown) => e);
+    const error = await SqliteIdempotencyStore.open({ path: dbPath(), loadModule: () => Promise.reject(Object.assign(new Error('Cannot find package'), { code: 'ERR_MODULE_NOT_FOUND' })) }).catch((e: unknown) => e);
     expect(isRpcErrorWithCode(error, 'EAGENTRPC_MISSING_PACKAGE')).toBe(true);
   });
 

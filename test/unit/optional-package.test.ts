@@ -11,6 +11,9 @@ describe('optional packages', () => {
     });
     const requireNotFound = Object.assign(new Error("Cannot find module 'left-pad'"), { code: 'MODULE_NOT_FOUND' });
     await expect(importOptional(() => Promise.reject(requireNotFound), 'padding', 'left-pad')).rejects.toMatchObject({ code: 'EAGENTRPC_MISSING_PACKAGE' });
+    // A loader in between (a test runner's) may wrap Node's error as its cause.
+    const wrapped = new Error('the loader could not load left-pad', { cause: notFound });
+    await expect(importOptional(() => Promise.reject(wrapped), 'padding', 'left-pad')).rejects.toMatchObject({ code: 'EAGENTRPC_MISSING_PACKAGE' });
   });
 
   it('optional package - one that is installed but fails as it loads is reported as that failure, not as missing', async () => {

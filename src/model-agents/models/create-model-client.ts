@@ -1,4 +1,4 @@
-import { RpcError } from '../../errors.js';
+import { importOptional } from '../../optional-package.js';
 import { createAnthropicClient } from './anthropic-client.js';
 import type { ModelClient } from './model-client.js';
 import type { ModelConfig } from './models-config.js';
@@ -22,16 +22,7 @@ const PACKAGES = { openai: 'openai', 'openai-compatible': 'openai', anthropic: '
 export async function createModelClient(config: ModelConfig, options: ModelClientOptions): Promise<ModelClient> {
   const packageName = PACKAGES[config.provider];
   if (packageName === undefined) throw new TypeError(`provider: model ${config.id} has an unknown provider ${String(config.provider)}`);
-  const missing = (cause: unknown): RpcError =>
-    new RpcError('EAGENTRPC_MISSING_PACKAGE', `model ${config.id} (provider ${config.provider}) needs the ${packageName} package: run \`npm install ${packageName}\``, { cause });
-  if (config.provider === 'anthropic') {
-    const sdk = await import('@anthropic-ai/sdk').catch((cause: unknown) => {
-      throw missing(cause);
-    });
-    return createAnthropicClient(sdk, config, options);
-  }
-  const sdk = await import('openai').catch((cause: unknown) => {
-    throw missing(cause);
-  });
-  return createOpenAiClient(sdk, config, options);
+  const feature = `model ${config.id} (provider ${config.provider})`;
+  if (config.provider === 'anthropic') return createAnthropicClient(await importOptional(() => import('@anthropic-ai/sdk'), feature, packageName), config, options);
+  return createOpenAiClient(await importOptional(() => import('openai'), feature, packageName), config, options);
 }
