@@ -10,11 +10,11 @@ import type { Logger } from '../logger.js';
 import { noMetrics, type RpcMetrics, type FlowObserver } from '../observability/index.js';
 import { AgentNode } from '../rpc/agent-node.js';
 import { createSecretResolver, SecretMasker, maskingResolver } from '../secrets/index.js';
-import { handlersFromConfig } from './handlers-from-config.js';
+import { builtinHandlerTypes } from './handler-types.js';
 import type { ApprovalGate } from '../rpc/index.js';
 import { transportsFromConfig, type TransportContext } from './transports-from-config.js';
-import { ModelAgents, modelAgentHandlers } from './model-agents.js';
-import { workflowCapability, workflowHandlers } from './workflow-handlers.js';
+import { ModelAgents } from './model-agents.js';
+import { workflowCapability } from './workflow-handlers.js';
 import type { LoadedWorkflow, WorkflowRunRecord } from '../workflows/index.js';
 import { remoteNodesFromConfig } from '../remote-nodes/remote-nodes-config.js';
 import { mergedResolver } from '../remote-nodes/index.js';
@@ -142,8 +142,7 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
     ...(options.tracerProvider ? { tracerProvider: options.tracerProvider } : {}),
     ...(options.flows ? { flows: options.flows } : {}),
   });
-  for (const [capability, handler] of await handlersFromConfig(agent, config.dir)) node.handle(capability, handler);
-  const agents = new ModelAgents({
+  const modelAgents = new ModelAgents({
     config,
     node,
     secrets,
@@ -154,11 +153,12 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
     env,
     ...(options.remoteNodes ? { remoteNodes: options.remoteNodes } : {}),
   });
-  for (const [capability, handler] of await modelAgentHandlers(agents)) node.handle(capability, handler);
   // Built without the daemon's resolver (library use), worker steps still reach agent.yaml's remoteNodes.
   const workerNodes = options.remoteNodes ?? (agent.value.remoteNodes ? mergedResolver(await remoteNodesFromConfig(agent, (ref) => secrets.resolve(ref, config.dir)), undefined) : undefined);
-  const workflows = { config, agents, masker, ...(workerNodes ? { remoteNodes: workerNodes } : {}) };
-  for (const [capability, handler] of workflowHandlers(workflows)) node.handle(capability, handler);
+  const workflows = { config, agents: modelAgents, masker, ...(workerNodes ? { remoteNodes: workerNodes } : {}) };
+  for (const type of builtinHandlerTypes) {
+    for (const [capability, handler] of await type.handlers({ agent, dir: config.dir, modelAgents, workflows })) node.handle(capability, handler);
+  }
   return {
     node,
     config,
