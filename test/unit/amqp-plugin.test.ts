@@ -53,7 +53,7 @@ transports:
   });
 
   it('amqp transport - a missing rabbitmq-client is EAGENTRPC_MISSING_PACKAGE; bad options are a TypeError or RangeError', async () => {
-    const transport = amqpTransport({ url: 'amqp://127.0.0.1:1', loadModule: () => Promise.reject(new Error("Cannot find package 'rabbitmq-client'")) });
+    const transport = amqpTransport({ url: 'amqp://127.0.0.1:1', loadModule: () => Promise.reject(Object.assign(new Error("Cannot find package 'rabbitmq-client'"), { code: 'ERR_MODULE_NOT_FOUND' })) });
     expect(isRpcErrorWithCode(await transport.connect().catch((e: unknown) => e), 'EAGENTRPC_MISSING_PACKAGE')).toBe(true);
     expect(() => amqpTransport({ url: 'http://x' })).toThrow(TypeError);
     expect(() => amqpTransport({ url: 'amqp://x', maxDeliver: 0 })).toThrow(RangeError);

@@ -46,7 +46,7 @@ transports:
   });
 
   it('mqtt transport - a missing mqtt package is a typed EAGENTRPC_MISSING_PACKAGE error', async () => {
-    const transport = mqttTransport({ url: 'mqtt://127.0.0.1:1', loadModule: () => Promise.reject(new Error('Cannot find package mqtt')) });
+    const transport = mqttTransport({ url: 'mqtt://127.0.0.1:1', loadModule: () => Promise.reject(Object.assign(new Error('Cannot find package mqtt'), { code: 'ERR_MODULE_NOT_FOUND' })) });
     expect(isRpcErrorWithCode(await transport.connect().catch((e: unknown) => e), 'EAGENTRPC_MISSING_PACKAGE')).toBe(true);
   });
 
