@@ -55,6 +55,8 @@ export class FileAuditLog implements AuditLog {
   /** When the head file last moved on (clock ms), and the timer that moves it after appends stop. */
   private headWrittenAt = 0;
   private headTimer: NodeJS.Timeout | undefined;
+  /** The timer ran out with the head behind: the next drain moves it whatever the clock says. */
+  private headDue = false;
   private headEveryMs = HEAD_EVERY_MS;
   /** Segments retention removes once the `audit_retention` record saying so is durable. */
   private pendingRemoval: { readonly files: readonly string[]; readonly afterSeq: number } | undefined;
@@ -176,9 +178,10 @@ export class FileAuditLog implements AuditLog {
     await Promise.resolve();
     try {
       while (!this.failure) {
+        const headWanted = this.waiters.length > 0 || this.headDue;
         if (this.queue.length > 0) await this.writeBatch();
-        else if (this.waiters.length === 0 || this.headSeq === this.durableSeq) break;
-        if (this.headSeq < this.durableSeq && (this.waiters.length > 0 || this.clock.now() - this.headWrittenAt >= this.headEveryMs)) await this.moveHead();
+        else if (!headWanted || this.headSeq === this.durableSeq) break;
+        if (this.headSeq < this.durableSeq && (headWanted || this.clock.now() - this.headWrittenAt >= this.headEveryMs)) await this.moveHead();
         const removal = this.pendingRemoval;
         if (removal !== undefined && this.durableSeq >= removal.afterSeq) await this.removeSegments(removal.files);
         if (this.retentionDue && this.pendingRemoval === undefined) await this.planRetention();
@@ -221,19 +224,16 @@ export class FileAuditLog implements AuditLog {
     await this.writeHead(head);
     this.headSeq = head.seq;
     this.headWrittenAt = this.clock.now();
+    this.headDue = false;
     this.release(head.seq);
   }
 
-  /** Appends stopped with the head behind: it moves on now, unless a drain is on its way (it will). */
+  /** Appends stopped with the head behind: a drain moves it now (one on its way sees the flag). */
   private headLater(): void {
     this.headTimer = undefined;
-    if (this.failure || this.closing || this.headSeq === this.durableSeq) return;
-    if (this.writing) return;
-    this.writing = this.moveHead()
-      .catch((error: unknown) => this.fail(error))
-      .finally(() => {
-        this.writing = undefined;
-      });
+    if (this.closing) return;
+    this.headDue = true;
+    this.writing ??= this.drain();
   }
 
   /** Where the lines written from `from` on stop: where the file reaches rotate.maxBytes (one line at least). */
