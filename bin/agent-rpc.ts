@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { runCli } from '../src/cli/index.js';
-import { builtinTransports } from '../transports/plugins.js';
+import { builtinPlugins } from '../transports/plugins.js';
 import { dropKafkajsNegativeTimeoutWarning } from './known-warnings.js';
 
 dropKafkajsNegativeTimeoutWarning();
@@ -18,6 +18,6 @@ const code = await runCli(
     err: (line) => process.stderr.write(`${line}\n`),
     env: process.env,
   },
-  builtinTransports,
+  builtinPlugins,
 );
 process.exitCode = code;

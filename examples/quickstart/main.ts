@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serveUntilSignalled, startDaemon } from '../../src/runtime/daemon.js';
-import { builtinTransports } from '../../transports/plugins.js';
+import { builtinPlugins } from '../../transports/plugins.js';
 import { show } from './show-call.js';
 import { runTriageDemo } from './triage-demo.js';
 import { startTriagerModel } from './triager-model.js';
@@ -32,7 +32,7 @@ const model = await startTriagerModel(process.env);
 const ids = ['frontdesk', 'pr-reviewer', 'linter', 'auditor', 'triager'];
 const daemon = await startDaemon(
   ids.map((id) => join(agentsDir, id)),
-  builtinTransports,
+  builtinPlugins,
   { env: { ...process.env, ...model.env, QUICKSTART_DATA_DIR: dataDir, AGENT_RPC_TOKEN: token }, http: { port: Number(process.env['PORT'] ?? 9464) } },
 );
 const built = (id: string) => daemon.agents.find((a) => a.node.id === id)!;

@@ -17,7 +17,7 @@ async function auditFile(values: { file?: string; config?: string }, io: Command
   if (values.file !== undefined && values.config !== undefined) throw new UsageError('--file and --config both name the audit log: give one');
   if (values.file !== undefined) return values.file;
   if (values.config !== undefined) {
-    const config = await loadAgentConfig(configDir(values.config, io), io.transports, io.env);
+    const config = await loadAgentConfig(configDir(values.config, io), io.plugins, io.env);
     return join(dataDirOf(config), 'audit.jsonl');
   }
   return io.env['AGENT_RPC_AUDIT_FILE'] || DEFAULT_FILE;

@@ -56,13 +56,13 @@ export interface CliNodeOptions {
 export async function withCliNode<T>(dir: string, io: CommandIo, targets: readonly string[], use: (node: AgentNode) => Promise<T>, options: CliNodeOptions = {}): Promise<T> {
   const secrets = createSecretResolver({ env: io.env });
   const hasConfig = options.url === undefined || existsSync(join(dir, CONFIG_FILES.agent));
-  const config = hasConfig ? await loadAgentConfig(dir, io.transports, io.env) : undefined;
+  const config = hasConfig ? await loadAgentConfig(dir, io.plugins, io.env) : undefined;
   const { transports, peers, auth } = config ? await fromConfig(config, dir, secrets, options.url === undefined) : { transports: [], peers: [], auth: undefined };
   if (options.url !== undefined) {
     const node = urlNode(options.url, io);
     const resolver: RemoteNodeResolver = { list: async () => [node], get: async (name) => (name === URL_NODE ? node : undefined) };
     // Through the daemon's session API: the http plug-in's transport, with that one node.
-    const http = transportPluginOf(io.transports, 'http');
+    const http = transportPluginOf(io.plugins.transports, 'http');
     transports.splice(0, transports.length, await http.create({}, { agentId: 'agent-rpc-cli', clientId: 'agent-rpc-cli', logger: silentLogger, metrics: noMetrics, resolveSecret: (ref) => secrets.resolve(ref, dir), shared: new Map(), remoteNodes: resolver }));
     const routed = new Map(peers.map((peer) => [normalizeAgentUri(peer.id), peer]));
     for (const target of targets) routed.set(normalizeAgentUri(target), { ...routed.get(normalizeAgentUri(target)), id: target, routes: [{ kind: 'http', requestsTopic: URL_NODE }] });
@@ -89,7 +89,7 @@ export async function withCliNode<T>(dir: string, io: CommandIo, targets: readon
 }
 
 async function fromConfig(config: AgentConfig, dir: string, secrets: SecretResolver, withTransports: boolean) {
-  const peers: PeerEntry[] = config.peers ? await toPeerEntries(config.peers, { transports: config.transportPlugins, resolveSecret: (ref, baseDir) => secrets.resolve(ref, baseDir) }) : [];
+  const peers: PeerEntry[] = config.peers ? await toPeerEntries(config.peers, { transports: config.plugins.transports, resolveSecret: (ref, baseDir) => secrets.resolve(ref, baseDir) }) : [];
   const rpcAuth = config.agent.value.rpc?.auth;
   const auth = rpcAuth ? await buildReceiverAuth(rpcAuth, { resolveSecret: (ref) => secrets.resolve(ref, dir), file: config.agent.file, field: 'rpc.auth' }) : undefined;
   const transports: RpcTransport[] = [];
@@ -104,7 +104,7 @@ async function fromConfig(config: AgentConfig, dir: string, secrets: SecretResol
       remoteNodes: remote.resolver,
       peerRoutes: config.peers?.value.peers.flatMap((peer) => peer.transports) ?? [],
     };
-    transports.push(...(await transportsFromConfig(config.capabilities.value.transports, config.transportPlugins, context)));
+    transports.push(...(await transportsFromConfig(config.capabilities.value.transports, config.plugins.transports, context)));
   }
   return { transports, peers, auth };
 }

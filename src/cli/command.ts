@@ -1,4 +1,4 @@
-import type { TransportPlugin } from '../transport-plugin.js';
+import type { DaemonPlugins } from '../runtime/index.js';
 
 /**
  * The `agent-rpc` command's building blocks: each command is one file exporting a
@@ -20,9 +20,9 @@ export interface CliIo {
   readonly env: NodeJS.ProcessEnv;
 }
 
-/** What a command runs with: the process's io and the transport plug-ins this build of agent-rpc knows. */
+/** What a command runs with: the process's io and the plug-ins this build of agent-rpc knows. */
 export interface CommandIo extends CliIo {
-  readonly transports: readonly TransportPlugin[];
+  readonly plugins: DaemonPlugins;
 }
 
 export interface CliCommand {

@@ -7,7 +7,7 @@ import { configDir, withCliNode } from './cli-node.js';
 import { EXIT, UsageError, type CliCommand, type CommandIo } from './command.js';
 
 async function dlqSink(dir: string, io: CommandIo): Promise<{ sink: JsonlDlqSink; agentUri: string }> {
-  const config = await loadAgentConfig(dir, io.transports, io.env);
+  const config = await loadAgentConfig(dir, io.plugins, io.env);
   const path = join(dataDirOf(config), 'dlq.jsonl');
   return { sink: new JsonlDlqSink({ path }), agentUri: `agent://${config.agent.value.agent.id}` };
 }

@@ -16,8 +16,8 @@ export const rpcPeersCommand: CliCommand = {
     const { values } = parseCommandArgs(args, { verify: { type: 'boolean' }, timeout: { type: 'string' }, json: { type: 'boolean' }, config: { type: 'string' } });
     const timeoutMs = parseTimeout(values.timeout, 5000);
     const dir = configDir(values.config, io);
-    const config = await loadAgentConfig(dir, io.transports, io.env);
-    const kinds = io.transports;
+    const config = await loadAgentConfig(dir, io.plugins, io.env);
+    const kinds = io.plugins.transports;
     const peers = config.peers?.value.peers ?? [];
     const rows = peers.map((peer) => ({
       id: peer.id.startsWith('agent://') ? peer.id : `agent://${peer.id}`,
@@ -29,7 +29,7 @@ export const rpcPeersCommand: CliCommand = {
       await withCliNode(dir, io, [], async (node) => {
         await Promise.all(
           rows.map(async (row, index) => {
-            const local = outOfReach(peers[index]!.transports, io.transports, row.id, PING_CAPABILITY);
+            const local = outOfReach(peers[index]!.transports, io.plugins.transports, row.id, PING_CAPABILITY);
             if (local) {
               row.verify = { ok: false, reason: local };
               return;
@@ -59,7 +59,7 @@ export const rpcCapabilitiesCommand: CliCommand = {
     const { values } = parseCommandArgs(args, { peer: { type: 'string' }, timeout: { type: 'string' }, json: { type: 'boolean' }, config: { type: 'string' } });
     const dir = configDir(values.config, io);
     if (values.peer !== undefined) return printPeerCapabilities(dir, values.peer, parseTimeout(values.timeout, 5000), values.json === true, io);
-    const config = await loadAgentConfig(dir, io.transports, io.env);
+    const config = await loadAgentConfig(dir, io.plugins, io.env);
     for (const capability of config.capabilities.value.capabilities) {
       if (values.json) io.out(JSON.stringify(capability));
       else io.out(`${capability.name}  timeout=${capability.timeoutMs ?? 'default'}ms  idempotent=${capability.idempotent}  ${capability.description}`.trimEnd());
@@ -82,9 +82,9 @@ function outOfReach(routes: ReadonlyArray<{ kind: string }>, plugins: readonly T
 }
 
 async function printPeerCapabilities(dir: string, peer: string, timeoutMs: number, json: boolean, io: Parameters<CliCommand['run']>[1]): Promise<number> {
-  const config = await loadAgentConfig(dir, io.transports, io.env);
+  const config = await loadAgentConfig(dir, io.plugins, io.env);
   const entry = config.peers?.value.peers.find((candidate) => candidate.id === peer || candidate.id === `agent://${peer}` || `agent://${candidate.id}` === peer);
-  const local = entry && outOfReach(entry.transports, io.transports, entry.id.startsWith('agent://') ? entry.id : `agent://${entry.id}`, CAPABILITIES_CAPABILITY);
+  const local = entry && outOfReach(entry.transports, io.plugins.transports, entry.id.startsWith('agent://') ? entry.id : `agent://${entry.id}`, CAPABILITIES_CAPABILITY);
   if (local) {
     io.err(`${peer} cannot be asked from here: ${local}`);
     return EXIT.problem;

@@ -1,4 +1,4 @@
-import type { TransportPlugin } from '../transport-plugin.js';
+import type { DaemonPlugins } from '../runtime/index.js';
 import { EXIT, UsageError, type CliCommand, type CliIo } from './command.js';
 import { COMMANDS } from './commands.js';
 
@@ -29,10 +29,10 @@ function groupPrefix(argv: readonly string[], commands: readonly CliCommand[]): 
 
 /**
  * Routes argv to the command whose path it starts with; config files are read with the
- * `transports` plug-ins. Never throws: help goes to stdout; every failure is one line on
+ * `plugins`. Never throws: help goes to stdout; every failure is one line on
  * stderr and an exit code (see EXIT).
  */
-export async function runCli(argv: readonly string[], io: CliIo, transports: readonly TransportPlugin[], commands: readonly CliCommand[] = COMMANDS): Promise<number> {
+export async function runCli(argv: readonly string[], io: CliIo, plugins: DaemonPlugins, commands: readonly CliCommand[] = COMMANDS): Promise<number> {
   const command = commands.filter((c) => startsWith(argv, c.path)).sort((a, b) => b.path.length - a.path.length)[0];
   if (!command) {
     const prefix = groupPrefix(argv, commands);
@@ -53,7 +53,7 @@ export async function runCli(argv: readonly string[], io: CliIo, transports: rea
   }
   const name = `agent-rpc ${command.path.join(' ')}`;
   try {
-    return await command.run(args, { ...io, transports });
+    return await command.run(args, { ...io, plugins });
   } catch (error) {
     if (error instanceof UsageError) {
       io.err(`${name}: ${error.message}; see ${name} --help`);

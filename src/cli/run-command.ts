@@ -52,7 +52,7 @@ export const runCommand: CliCommand = {
     if (values.approve && values.deny) throw new UsageError('--approve and --deny exclude each other');
     const params = parseParams(values.param ?? []);
     const dir = configDir(values.config, io);
-    const config = await loadAgentConfig(dir, io.transports, io.env);
+    const config = await loadAgentConfig(dir, io.plugins, io.env);
     const loaded = await loadAgentWorkflow(config.agent, resolve(file), { env: io.env, params: Object.keys(params) });
     const workflow = loaded.value;
 

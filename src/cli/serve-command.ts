@@ -20,7 +20,7 @@ export const serveCommand: CliCommand = {
     // Loaded here, not with the command list: the daemon brings the A2A SDK, the flow pages
     // and the session API, which no other command needs, into every CLI start.
     const { startDaemon, serveUntilSignalled } = await import('../runtime/daemon.js');
-    const daemon = await startDaemon(dirs, io.transports, { env: io.env });
+    const daemon = await startDaemon(dirs, io.plugins, { env: io.env });
     const code = await serveUntilSignalled(daemon);
     // Everything the daemon opened is closed: a broker client still retrying in the
     // background (kafkajs, its broker gone) must not keep the process from exiting.

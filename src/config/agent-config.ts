@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { agentFileSchema, type AgentFile } from './agent-file.js';
+import { agentFileSchemaOf, type AgentFile } from './agent-file.js';
 import { capabilitiesFileSchema, type CapabilitiesFile } from './capabilities-file.js';
 import { checkPeerRoutes } from './check-peer-routes.js';
 import { resolveModelId } from '../model-agents/index.js';
@@ -8,7 +8,7 @@ import { eventSourcesFileSchema, sourcePath, type EventSourcesFile } from './eve
 import { ConfigError, fieldPath, loadYamlFile, type LoadedYaml } from '../yaml/index.js';
 import { inboxSettingsOf, type InboxSettings } from './inbox-settings.js';
 import { peersFileSchema, type PeersFile } from './peers-file.js';
-import { checkTransportPlugins, type TransportPlugin } from '../transport-plugin.js';
+import type { Plugins } from './plugins.js';
 import type { LoadedWorkflow } from '../workflows/index.js';
 import { loadWorkflowHandlers } from './workflow-handlers.js';
 
@@ -20,7 +20,7 @@ export const CONFIG_FILES = {
 } as const;
 
 /** The validated files of one agent's config directory, before anything is built from them. */
-export interface AgentConfig {
+export interface AgentConfig<P extends Plugins = Plugins> {
   readonly dir: string;
   readonly agent: LoadedYaml<AgentFile>;
   readonly capabilities: LoadedYaml<CapabilitiesFile>;
@@ -28,8 +28,8 @@ export interface AgentConfig {
   readonly eventSources: LoadedYaml<EventSourcesFile> | undefined;
   /** The inbox's topics, limits and dedupe, gathered from every file (and every event source) that sets them. */
   readonly inbox: InboxSettings;
-  /** The transport plug-ins the files were checked against; the agent's transports come from them. */
-  readonly transportPlugins: readonly TransportPlugin[];
+  /** The plug-ins the files were checked against; the agent's transports, front doors and handlers come from them. */
+  readonly plugins: P;
   /** The workflows served as capabilities (`type: workflow` handlers), loaded and checked, by capability. */
   readonly workflows: ReadonlyMap<string, LoadedWorkflow>;
 }
@@ -37,15 +37,15 @@ export interface AgentConfig {
 /**
  * Reads `agent.yaml` and `capabilities.yaml` (required), `rpc-peers.yaml` and
  * `event-sources.yaml` (optional) from `dir`. Transport sections and peer routes are
- * checked against the `transports` plug-ins. Every mistake is a ConfigError naming the
- * file, the line and the field.
+ * checked against the transport plug-ins, agent.yaml against the core's sections and every
+ * plug-in's. Every mistake is a ConfigError naming the file, the line and the field.
  */
-export async function loadAgentConfig(dir: string, transports: readonly TransportPlugin[], env: NodeJS.ProcessEnv = process.env): Promise<AgentConfig> {
-  checkTransportPlugins(transports);
+export async function loadAgentConfig<P extends Plugins>(dir: string, plugins: P, env: NodeJS.ProcessEnv = process.env): Promise<AgentConfig<P>> {
+  const { transports } = plugins;
   const path = (name: string): string => join(dir, name);
   const optional = <T>(name: string, load: (file: string) => Promise<T>): Promise<T | undefined> =>
     existsSync(path(name)) ? load(path(name)) : Promise.resolve(undefined);
-  const agent = await loadYamlFile(path(CONFIG_FILES.agent), agentFileSchema, { env });
+  const agent = await loadYamlFile(path(CONFIG_FILES.agent), agentFileSchemaOf(plugins), { env });
   const capabilities = await loadYamlFile(path(CONFIG_FILES.capabilities), capabilitiesFileSchema(transports), { env });
   const peers = await optional(CONFIG_FILES.peers, (file) => loadYamlFile(file, peersFileSchema(transports), { env }));
   const eventSources = await optional(CONFIG_FILES.eventSources, (file) => loadYamlFile(file, eventSourcesFileSchema, { env }));
@@ -53,7 +53,9 @@ export async function loadAgentConfig(dir: string, transports: readonly Transpor
   const inbox = inboxSettingsOf(agent, capabilities, eventSources);
   if (peers) checkPeerRoutes(peers, capabilities.value.transports, transports);
   const workflows = await loadWorkflowHandlers(agent, env);
-  return { dir, agent, capabilities, peers, eventSources, inbox, transportPlugins: transports, workflows };
+  const config: AgentConfig<P> = { dir, agent, capabilities, peers, eventSources, inbox, plugins, workflows };
+  for (const type of plugins.handlerTypes) await type.check?.(config);
+  return config;
 }
 
 /** Where the agent keeps its files (DLQ, audit log, dedupe store): agent.yaml's dataDir, relative to the config directory. */

@@ -8,6 +8,7 @@ import { inboxLimitFields } from './inbox-fields.js';
 import { flowsConfigSchema } from './flows-config.js';
 import { auditConfigSchema, dlqConfigSchema } from './retention-config.js';
 import { remoteNodesConfigSchema, remoteNodeStoreConfigSchema } from '../remote-nodes/remote-nodes-config.js';
+import { checkPlugins, type Plugins } from './plugins.js';
 
 /** agent.yaml `handlers.<capability>` with `type: workflow`: the capability runs a workflow file (docs/workflows.md). */
 export const workflowHandlerSchema = z.strictObject({
@@ -197,3 +198,16 @@ export const agentFileSchema = z.strictObject({
   dataDir: z.string().default('./data').describe('Where the agent keeps its files (DLQ, audit log, dedupe store, sessions, A2A tasks), relative to the config directory.'),
 });
 export type AgentFile = z.infer<typeof agentFileSchema>;
+
+/**
+ * agent.yaml as a process with these plug-ins reads it: the core's sections, each plug-in's
+ * sections, and `handlers:` entries of the handler types there are.
+ */
+export function agentFileSchemaOf(plugins: Plugins): z.ZodType<AgentFile> {
+  checkPlugins(plugins, Object.keys(agentFileSchema.shape));
+  const sections = Object.assign({}, ...[...plugins.frontDoors, ...plugins.handlerTypes].map((plugin) => plugin.configShape ?? {})) as Record<string, z.ZodType>;
+  const [first, ...others] = plugins.handlerTypes.map((type) => type.entrySchema);
+  const entry = first === undefined ? z.never() : others.length === 0 ? first : z.union([first, ...others]);
+  const handlers = z.record(z.string(), entry).default({}).describe(agentFileSchema.shape.handlers.description ?? '');
+  return agentFileSchema.extend({ ...sections, handlers }) as unknown as z.ZodType<AgentFile>;
+}

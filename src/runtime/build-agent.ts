@@ -10,7 +10,7 @@ import type { Logger } from '../logger.js';
 import { noMetrics, type RpcMetrics, type FlowObserver } from '../observability/index.js';
 import { AgentNode } from '../rpc/agent-node.js';
 import { createSecretResolver, SecretMasker, maskingResolver } from '../secrets/index.js';
-import { builtinHandlerTypes } from './handler-types.js';
+import type { DaemonPlugins } from './plugins.js';
 import type { ApprovalGate } from '../rpc/index.js';
 import { transportsFromConfig, type TransportContext } from './transports-from-config.js';
 import { ModelAgents } from './model-agents.js';
@@ -43,7 +43,7 @@ export interface BuildAgentOptions {
 /** An agent node wired from its config files, with the files it keeps (DLQ, audit, dedupe). */
 export interface BuiltAgent {
   readonly node: AgentNode;
-  readonly config: AgentConfig;
+  readonly config: AgentConfig<DaemonPlugins>;
   /** Its audit log (`<dataDir>/audit.jsonl`): `flush()` before reading the file for what a call just did. */
   readonly audit: AuditLog;
   /**
@@ -55,7 +55,7 @@ export interface BuiltAgent {
   close(): Promise<void>;
 }
 
-export async function buildAgent(config: AgentConfig, options: BuildAgentOptions): Promise<BuiltAgent> {
+export async function buildAgent(config: AgentConfig<DaemonPlugins>, options: BuildAgentOptions): Promise<BuiltAgent> {
   const { agent, capabilities, peers, inbox } = config;
   const id = agent.value.agent.id;
   const dataDir = dataDirOf(config);
@@ -90,12 +90,12 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
   };
   const auth = agent.value.rpc?.auth ? await buildReceiverAuth(agent.value.rpc.auth, authContext) : undefined;
   const { store: _guardStoreConfig, implicitFlow, ...guardLimits } = agent.value.guard ?? {};
-  const peerEntries = peers ? await toPeerEntries(peers, { transports: config.transportPlugins, resolveSecret: (ref, baseDir) => secrets.resolve(ref, baseDir) }) : [];
+  const peerEntries = peers ? await toPeerEntries(peers, { transports: config.plugins.transports, resolveSecret: (ref, baseDir) => secrets.resolve(ref, baseDir) }) : [];
   // Concurrency and maxInflight come from inbox (agent.yaml limits, or any event source that agrees).
   const { drainTimeoutMs, pendingCapacity, maxInflight: _maxInflight, concurrency: _concurrency, ...limits } = agent.value.limits ?? {};
   const node = new AgentNode({
     id,
-    transports: await transportsFromConfig(capabilities.value.transports, config.transportPlugins, {
+    transports: await transportsFromConfig(capabilities.value.transports, config.plugins.transports, {
       agentId: id,
       clientId: id,
       logger,
@@ -156,7 +156,7 @@ export async function buildAgent(config: AgentConfig, options: BuildAgentOptions
   // Built without the daemon's resolver (library use), worker steps still reach agent.yaml's remoteNodes.
   const workerNodes = options.remoteNodes ?? (agent.value.remoteNodes ? mergedResolver(await remoteNodesFromConfig(agent, (ref) => secrets.resolve(ref, config.dir)), undefined) : undefined);
   const workflows = { config, agents: modelAgents, masker, ...(workerNodes ? { remoteNodes: workerNodes } : {}) };
-  for (const type of builtinHandlerTypes) {
+  for (const type of config.plugins.handlerTypes) {
     for (const [capability, handler] of await type.handlers({ agent, dir: config.dir, modelAgents, workflows })) node.handle(capability, handler);
   }
   return {

@@ -1,7 +1,8 @@
 import type { AgentConfig } from '../config/index.js';
 import type { Logger } from '../logger.js';
 import { importOptional, missingPackage } from '../optional-package.js';
-import { A2A_PATH_PREFIX, AGENT_CARD_PATH, type FrontDoor } from '../server/index.js';
+import { A2A_PATH_PREFIX, AGENT_CARD_PATH } from '../server/index.js';
+import type { FrontDoor } from '../http-server/index.js';
 
 const A2A_SDK = '@a2a-js/sdk';
 const FEATURE = 'serving agents over A2A';

@@ -3,7 +3,8 @@ import { ConfigError } from '../yaml/index.js';
 import type { Clock } from '../clock.js';
 import { FlowRecorder, FlowRecordStore, flowsPublisher, viewFlows, type FlowCall } from '../flow-recording/index.js';
 import type { Logger } from '../logger.js';
-import { flowRoutes, type FrontDoor } from '../server/index.js';
+import { flowRoutes } from '../server/index.js';
+import type { FrontDoor } from '../http-server/index.js';
 import type { RpcTransport, Subscription } from '../transport.js';
 import type { BuiltAgent } from './build-agent.js';
 

@@ -5,8 +5,9 @@ import type { Logger } from '../logger.js';
 import { createPinoLogger } from '../observability/pino-logger.js';
 import { PrometheusMetrics } from '../observability/prometheus-metrics.js';
 import { createSecretResolver, maskingResolver, SecretMasker } from '../secrets/index.js';
-import type { TransportPlugin } from '../transport-plugin.js';
-import { DEFAULT_A2A_TASKS_PER_USER, startNodeHttpServer, type NodeHttpServer, type ApiRoute, type SessionManager } from '../server/index.js';
+import type { DaemonPlugins } from './plugins.js';
+import { DEFAULT_A2A_TASKS_PER_USER, type SessionManager } from '../server/index.js';
+import { startNodeHttpServer, type NodeHttpServer, type ApiRoute } from '../http-server/index.js';
 import { buildAgent, type BuiltAgent } from './build-agent.js';
 import { loadApiTokens, openSessions } from './node-api.js';
 import { remoteNodesOf } from './remote-nodes-of.js';
@@ -40,8 +41,8 @@ export interface DaemonOptions {
 }
 
 /**
- * Loads each agent's config directory, starts the agents with the transports the
- * `transports` plug-ins create (agents on the memory transport share one in-process bus;
+ * Loads each agent's config directory with the `plugins`, starts the agents with the transports the
+ * transport plug-ins create (agents on the memory transport share one in-process bus;
  * every agent gets the implicit `http` transport to call remote nodes; the session API
  * hands requests to each agent's inbound port) and one HTTP server
  * for the process: /healthz, /readyz, /metrics with every agent's series, and the
@@ -49,10 +50,10 @@ export interface DaemonOptions {
  * execution endpoints (docs/remote-execution.md), and every agent as an A2A agent: its card and
  * JSON-RPC endpoint (docs/a2a.md) when the A2A SDK is installed.
  */
-export async function startDaemon(dirs: string | readonly string[], transports: readonly TransportPlugin[], options: DaemonOptions = {}): Promise<RunningDaemon> {
+export async function startDaemon(dirs: string | readonly string[], plugins: DaemonPlugins, options: DaemonOptions = {}): Promise<RunningDaemon> {
   const env = options.env ?? process.env;
-  const configs: AgentConfig[] = [];
-  for (const dir of typeof dirs === 'string' ? [dirs] : dirs) configs.push(await loadAgentConfig(dir, transports, env));
+  const configs: Array<AgentConfig<DaemonPlugins>> = [];
+  for (const dir of typeof dirs === 'string' ? [dirs] : dirs) configs.push(await loadAgentConfig(dir, plugins, env));
   const first = configs[0];
   if (!first) throw new TypeError('startDaemon: at least one config directory is required');
   const logger = options.logger ?? createPinoLogger({ level: first.agent.value.log?.level ?? 'info' });

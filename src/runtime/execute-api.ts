@@ -2,7 +2,8 @@ import type { AgentConfig } from '../config/index.js';
 import { ConfigError } from '../yaml/index.js';
 import type { Logger } from '../logger.js';
 import type { SecretResolver, SecretValue } from '../secrets/index.js';
-import { executeRoutes, RedisConnections, type ApiRoute, type ExecuteAgent } from '../server/index.js';
+import { executeRoutes, RedisConnections, type ExecuteAgent } from '../server/index.js';
+import type { ApiRoute } from '../http-server/index.js';
 
 /**
  * The remote execution endpoints of a process, configured by its first agent's agent.yaml

@@ -3,7 +3,8 @@ import { dataDirOf, type AgentConfig } from '../config/index.js';
 import { ConfigError } from '../yaml/index.js';
 import type { Logger } from '../logger.js';
 import type { SecretResolver } from '../secrets/index.js';
-import { ApiTokens, SessionManager, sessionRoutes, JsonFileStore, type ApiRoute, type SessionRecord } from '../server/index.js';
+import { SessionManager, sessionRoutes, type SessionRecord } from '../server/index.js';
+import { ApiTokens, JsonFileStore, type ApiRoute } from '../http-server/index.js';
 
 /** The API tokens of a process: those listed in its first agent's agent.yaml (`api.tokens`). */
 export async function loadApiTokens(config: AgentConfig, secrets: SecretResolver): Promise<ApiTokens> {

@@ -5,7 +5,8 @@ import { ConfigError } from '../yaml/index.js';
 import { remoteNodesFromConfig } from '../remote-nodes/remote-nodes-config.js';
 import type { Logger } from '../logger.js';
 import type { SecretResolver } from '../secrets/index.js';
-import { remoteNodeRoutes, type ApiRoute } from '../server/index.js';
+import { remoteNodeRoutes } from '../server/index.js';
+import type { ApiRoute } from '../http-server/index.js';
 import { CredentialCipher, mergedResolver, type RemoteNodeResolver } from '../remote-nodes/index.js';
 import { RemoteNodeStore } from '../remote-nodes/remote-node-store.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { authTokenRule, remoteNodeFields } from '../remote-nodes/remote-nodes-config.js';
-import { apiError, type ApiResponse, type ApiRoute } from './api-route.js';
+import { apiError, type ApiResponse, type ApiRoute } from '../http-server/index.js';
 import type { RemoteNode, RemoteNodeResolver } from '../remote-nodes/index.js';
 import type { RemoteNodeStore } from '../remote-nodes/remote-node-store.js';
 

@@ -10,7 +10,7 @@ import { AgentNode, type AgentNodeOptions } from '../../src/rpc/agent-node.js';
 import { silentLogger } from '../../src/logger.js';
 import { startDaemon } from '../../src/runtime/daemon.js';
 import { SecretValue } from '../../src/secrets/secret-value.js';
-import { builtinTransports } from '../../transports/plugins.js';
+import { builtinPlugins } from '../../transports/plugins.js';
 import { metricValue, scrape } from '../support/prometheus-text.js';
 import { startOidcIssuer } from '../support/oidc-issuer.js';
 import type { LocalBusEvents } from '../../src/rpc/local-bus.js';
@@ -232,7 +232,7 @@ describe('a2a peer - the configured agent, and no other', () => {
       return dir;
     });
     const token = 'alice-path-token';
-    const daemon = await startDaemon(dirs, builtinTransports, { env: { ALICE_TOKEN: token, VIC_TOKEN: 'vic-path-token', AGENT_HTTP_PORT: '0', A2A_MARKER_DIR: dirs[0]! }, logger: silentLogger });
+    const daemon = await startDaemon(dirs, builtinPlugins, { env: { ALICE_TOKEN: token, VIC_TOKEN: 'vic-path-token', AGENT_HTTP_PORT: '0', A2A_MARKER_DIR: dirs[0]! }, logger: silentLogger });
     closers.push(() => daemon.stop());
     const base = `http://127.0.0.1:${daemon.http.port}`;
     const handled = async (agent: string) => metricValue(await scrape(base), 'agent_rpc_handler_duration_seconds_count', { agent, capability: 'assist', result: 'ok' });

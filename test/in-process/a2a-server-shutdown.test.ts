@@ -7,7 +7,7 @@ import { Role, TaskState, type StreamResponse } from '@a2a-js/sdk';
 import { ClientFactory, JsonRpcTransportFactory } from '@a2a-js/sdk/client';
 import { silentLogger } from '../../src/logger.js';
 import { startDaemon } from '../../src/runtime/daemon.js';
-import { builtinTransports } from '../../transports/plugins.js';
+import { builtinPlugins } from '../../transports/plugins.js';
 import { until } from '../support/fleet.js';
 
 describe('A2A server - shutdown', () => {
@@ -15,7 +15,7 @@ describe('A2A server - shutdown', () => {
     const configDir = mkdtempSync(join(tmpdir(), 'a2a-stop-'));
     cpSync(new URL('../fixtures/config/a2a-node', import.meta.url).pathname, configDir, { recursive: true });
     const env = { ALICE_TOKEN: 'alice-stop-token', VIC_TOKEN: 'vic-stop-token', AGENT_HTTP_PORT: '0', AGENT_DATA_DIR: join(configDir, 'data'), A2A_MARKER_DIR: configDir };
-    const daemon = await startDaemon(configDir, builtinTransports, { env, logger: silentLogger });
+    const daemon = await startDaemon(configDir, builtinPlugins, { env, logger: silentLogger });
     const fetchImpl: typeof fetch = (input, init) => {
       const headers = new Headers(init?.headers);
       headers.set('authorization', 'Bearer alice-stop-token');

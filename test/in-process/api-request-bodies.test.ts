@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/logger.js';
 import { startDaemon, type RunningDaemon } from '../../src/runtime/daemon.js';
-import { builtinTransports } from '../../transports/plugins.js';
+import { builtinPlugins } from '../../transports/plugins.js';
 
 // Raw node:http requests, as any client sends them, against the session API's body rules.
 const TOKEN = 'alice-bodies-token';
@@ -16,7 +16,7 @@ let daemon: RunningDaemon;
 beforeAll(async () => {
   cpSync(new URL('../fixtures/config/session-node', import.meta.url).pathname, configDir, { recursive: true });
   const env = { ALICE_TOKEN: TOKEN, BOB_TOKEN: 'b', CAROL_TOKEN: 'c', VIC_TOKEN: 'v', AGENT_HTTP_PORT: '0', AGENT_DATA_DIR: join(configDir, 'data') };
-  daemon = await startDaemon(configDir, builtinTransports, { env, logger: silentLogger });
+  daemon = await startDaemon(configDir, builtinPlugins, { env, logger: silentLogger });
 });
 afterAll(() => daemon?.stop());
 

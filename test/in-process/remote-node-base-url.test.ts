@@ -7,7 +7,7 @@ import { startDaemon, type RunningDaemon } from '../../src/runtime/daemon.js';
 import { SecretValue } from '../../src/secrets/secret-value.js';
 import type { RemoteNode } from '../../src/remote-nodes/remote-node.js';
 import { runRemoteSession } from '../../src/remote-nodes/remote-session-client.js';
-import { builtinTransports } from '../../transports/plugins.js';
+import { builtinPlugins } from '../../transports/plugins.js';
 
 // RFC 027 writes api_base_url with the API's prefix (`https://prod.example.com/api/v1`);
 // agent-rpc's own examples write the node's root. Both must reach the same endpoints.
@@ -18,7 +18,7 @@ let daemon: RunningDaemon;
 beforeAll(async () => {
   cpSync(new URL('../fixtures/config/session-node', import.meta.url).pathname, configDir, { recursive: true });
   const env = { ALICE_TOKEN: TOKEN, BOB_TOKEN: 'b', CAROL_TOKEN: 'c', VIC_TOKEN: 'v', AGENT_HTTP_PORT: '0', AGENT_DATA_DIR: join(configDir, 'data') };
-  daemon = await startDaemon(configDir, builtinTransports, { env, logger: silentLogger });
+  daemon = await startDaemon(configDir, builtinPlugins, { env, logger: silentLogger });
 });
 afterAll(() => daemon?.stop());
 

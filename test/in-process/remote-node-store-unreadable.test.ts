@@ -12,7 +12,7 @@ import type { RemoteNode } from '../../src/remote-nodes/remote-node.js';
 import { startDaemon, type RunningDaemon } from '../../src/runtime/daemon.js';
 import { SecretValue } from '../../src/secrets/secret-value.js';
 import { SessionApiClient } from '../support/session-api-client.js';
-import { builtinTransports } from '../../transports/plugins.js';
+import { builtinPlugins } from '../../transports/plugins.js';
 
 // A node store with one good entry and three bad ones: a credential sealed with another
 // key, a corrupted ciphertext, and a record that is not a node at all.
@@ -74,7 +74,7 @@ remoteNodes:
   mkdirSync(join(configDir, 'data'), { recursive: true });
   writeStore(storeFile, storeKey);
   const env = { ALICE_TOKEN: 'a', BOB_TOKEN: ADMIN, CAROL_TOKEN: 'c', VIC_TOKEN: 'v', STORE_KEY: storeKey, AGENT_HTTP_PORT: '0', AGENT_DATA_DIR: join(configDir, 'data') };
-  daemon = await startDaemon(configDir, builtinTransports, { env, logger: silentLogger });
+  daemon = await startDaemon(configDir, builtinPlugins, { env, logger: silentLogger });
 });
 afterAll(() => daemon?.stop());
 

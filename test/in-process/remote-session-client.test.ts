@@ -13,7 +13,7 @@ import type { RemoteNode } from '../../src/remote-nodes/remote-node.js';
 import { CREATE_ATTEMPTS, runRemoteSession } from '../../src/remote-nodes/remote-session-client.js';
 import { FaultProxy } from '../support/fault-proxy.js';
 import { SessionApiClient } from '../support/session-api-client.js';
-import { builtinTransports } from '../../transports/plugins.js';
+import { builtinPlugins } from '../../transports/plugins.js';
 
 // The client against a real node (the scripted session-node daemon), through a proxy that
 // loses responses and fails requests on demand.
@@ -25,7 +25,7 @@ let proxy: FaultProxy;
 beforeAll(async () => {
   cpSync(new URL('../fixtures/config/session-node', import.meta.url).pathname, configDir, { recursive: true });
   const env = { ALICE_TOKEN: TOKEN, BOB_TOKEN: 'b', CAROL_TOKEN: 'c', VIC_TOKEN: 'v', AGENT_HTTP_PORT: '0', AGENT_DATA_DIR: join(configDir, 'data') };
-  daemon = await startDaemon(configDir, builtinTransports, { env, logger: silentLogger });
+  daemon = await startDaemon(configDir, builtinPlugins, { env, logger: silentLogger });
 });
 afterAll(() => daemon?.stop());
 afterEach(() => proxy?.close());

@@ -7,7 +7,7 @@ import { silentLogger } from '../../src/logger.js';
 import { startDaemon, type RunningDaemon } from '../../src/runtime/daemon.js';
 import { SessionApiClient } from '../support/session-api-client.js';
 import { metricValue, scrape } from '../support/prometheus-text.js';
-import { builtinTransports } from '../../transports/plugins.js';
+import { builtinPlugins } from '../../transports/plugins.js';
 
 const TOKENS = { alice: 'alice-token-1', bob: 'bob-token-1', carol: 'carol-token-1', vic: 'vic-token-1' };
 const configDir = mkdtempSync(join(tmpdir(), 'session-node-'));
@@ -17,7 +17,7 @@ let api: SessionApiClient;
 
 beforeAll(async () => {
   cpSync(new URL('../fixtures/config/session-node', import.meta.url).pathname, configDir, { recursive: true });
-  daemon = await startDaemon(configDir, builtinTransports, { env, logger: silentLogger });
+  daemon = await startDaemon(configDir, builtinPlugins, { env, logger: silentLogger });
   api = new SessionApiClient(`http://127.0.0.1:${daemon.http.port}`);
 });
 afterAll(() => daemon?.stop());

@@ -8,7 +8,7 @@ import type { HandlerContext } from '../../src/rpc/handler.js';
 import { reportUsage } from '../../src/index.js';
 import { startScriptedModelServer, type RecordedModelRequest, type ScriptedModelServer } from '../../src/testing/scripted-model-server.js';
 import { runRecordPath, type WorkflowRunRecord } from '../../src/workflows/run-record.js';
-import { builtinTransports } from '../../transports/plugins.js';
+import { builtinPlugins } from '../../transports/plugins.js';
 import { memoryTransport } from '../../transports/memory/index.js';
 import { ModelAgentFleet } from '../support/model-agent-fleet.js';
 
@@ -171,7 +171,7 @@ describe('workflow runs - config errors of the workflow file', () => {
     writeFileSync(join(dir, 'agent.yaml'), 'version: 1\nagent: { id: broken }\nmodels:\n  - { id: fast, provider: openai-compatible, model: m, baseUrl: "http://127.0.0.1:9/v1", default: true }\nhandlers:\n  fix: { type: workflow, file: ./fix.workflow.yaml }\n');
     writeFileSync(join(dir, 'capabilities.yaml'), 'version: 1\ntransports:\n  memory: {}\ncapabilities:\n  - name: fix\n');
     if (workflow !== undefined) writeFileSync(join(dir, 'fix.workflow.yaml'), workflow);
-    const error = await loadAgentConfig(dir, builtinTransports, fleet.env).then(
+    const error = await loadAgentConfig(dir, builtinPlugins, fleet.env).then(
       () => undefined,
       (thrown: unknown) => thrown,
     );

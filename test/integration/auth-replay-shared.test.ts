@@ -11,7 +11,7 @@ import { silentLogger } from '../../src/logger.js';
 import { PrometheusMetrics } from '../../src/observability/prometheus-metrics.js';
 import { AgentNode } from '../../src/rpc/agent-node.js';
 import { startDaemon } from '../../src/runtime/daemon.js';
-import { builtinTransports } from '../../transports/plugins.js';
+import { builtinPlugins } from '../../transports/plugins.js';
 import { SessionApiClient } from '../support/session-api-client.js';
 import type { RpcTransport } from '../../src/transport.js';
 import { startRedisServer, type RedisServerHandle } from '../../tools/brokers/redis-server.js';
@@ -114,7 +114,7 @@ describe('hmac auth - replay memory shared in Redis', () => {
     });
     const replicas = [];
     for (const n of [1, 2]) {
-      const daemon = await startDaemon(configDir, builtinTransports, { env: env(n), logger: silentLogger });
+      const daemon = await startDaemon(configDir, builtinPlugins, { env: env(n), logger: silentLogger });
       cleanups.push(() => daemon.stop());
       replicas.push({ api: new SessionApiClient(`http://127.0.0.1:${daemon.http.port}`), dlq: join(configDir, `data-${n}`, 'dlq.jsonl') });
     }

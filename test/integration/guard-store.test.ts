@@ -7,7 +7,7 @@ import { silentLogger } from '../../src/logger.js';
 import { startDaemon } from '../../src/runtime/daemon.js';
 import { DEFAULT_GUARD_LIMITS } from '../../src/guard/guard-rules.js';
 import { RedisGuardStore } from '../../src/guard/redis-guard-store.js';
-import { builtinTransports } from '../../transports/plugins.js';
+import { builtinPlugins } from '../../transports/plugins.js';
 import { runRedis } from '../support/redis-target.js';
 
 // The store against the run's redis-server, under a key prefix of this file's own.
@@ -59,9 +59,9 @@ describe('guard - shared flow store (Redis)', () => {
     const original = readFileSync(agentFile, 'utf8');
     const env = { ALICE_TOKEN: 'a', BOB_TOKEN: 'b', CAROL_TOKEN: 'c', VIC_TOKEN: 'v', AGENT_HTTP_PORT: '0', AGENT_DATA_DIR: join(dir, 'data') };
     writeFileSync(agentFile, `${original}guard: { store: { kind: redis, url: "http://${redis.url.slice('redis://'.length)}" } }\n`);
-    await expect(loadAgentConfig(dir, builtinTransports, env)).rejects.toThrow(/agent\.yaml:\d+: guard\.store\.url: must be a redis:\/\/ or rediss:\/\/ URL/);
+    await expect(loadAgentConfig(dir, builtinPlugins, env)).rejects.toThrow(/agent\.yaml:\d+: guard\.store\.url: must be a redis:\/\/ or rediss:\/\/ URL/);
     writeFileSync(agentFile, `${original}guard: { store: { kind: redis, url: "${redis.url}" } }\n`);
-    const daemon = await startDaemon(dir, builtinTransports, { env, logger: silentLogger });
+    const daemon = await startDaemon(dir, builtinPlugins, { env, logger: silentLogger });
     expect(daemon.agents[0]!.node.guardStore).toBeInstanceOf(RedisGuardStore);
     await daemon.stop();
   });

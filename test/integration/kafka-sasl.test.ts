@@ -6,7 +6,7 @@ import { loadAgentConfig } from '../../src/config/agent-config.js';
 import { silentLogger } from '../../src/logger.js';
 import { buildAgent, type BuiltAgent } from '../../src/runtime/build-agent.js';
 import { startKafkaServer, type KafkaServerHandle } from '../../tools/brokers/index.js';
-import { builtinTransports } from '../../transports/plugins.js';
+import { builtinPlugins } from '../../transports/plugins.js';
 
 let server: KafkaServerHandle;
 
@@ -34,7 +34,7 @@ ${options.handler ? '  - name: charge\n' : '  []\n'}`,
   );
   if (options.peer) writeFileSync(join(dir, 'rpc-peers.yaml'), `version: 1\npeers:\n  - id: agent://${options.peer}\n    transports: [{ kind: kafka }]\n`);
   const env = { KAFKA_SASL_BROKERS: server.saslBrokers![0]!, KAFKA_PASSWORD: password };
-  return buildAgent(await loadAgentConfig(dir, builtinTransports, env), { logger: silentLogger, env });
+  return buildAgent(await loadAgentConfig(dir, builtinPlugins, env), { logger: silentLogger, env });
 }
 
 describe('kafka - SASL configured from YAML', () => {

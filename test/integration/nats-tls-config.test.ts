@@ -7,7 +7,7 @@ import { silentLogger } from '../../src/logger.js';
 import { buildAgent } from '../../src/runtime/build-agent.js';
 import { startDaemon } from '../../src/runtime/daemon.js';
 import { startNatsServer, type NatsServerHandle } from '../../tools/brokers/index.js';
-import { builtinTransports } from '../../transports/plugins.js';
+import { builtinPlugins } from '../../transports/plugins.js';
 import { createTestCertificates, type TestCertificates } from '../support/test-certificates.js';
 
 let certs: TestCertificates;
@@ -50,7 +50,7 @@ ${options.handler ? '  - name: charge\n' : '  []\n'}`,
 describe('nats - TLS configured from YAML', () => {
   it('nats tls config - agents whose capabilities.yaml names their certificates call each other over mutual TLS', async () => {
     const client = { cert: certs.clientCertFile, key: certs.clientKeyFile };
-    const daemon = await startDaemon([agentDir('billing', client, { handler: true }), agentDir('caller', client, { peer: 'billing' })], builtinTransports, {
+    const daemon = await startDaemon([agentDir('billing', client, { handler: true }), agentDir('caller', client, { peer: 'billing' })], builtinPlugins, {
       env: { NATS_URL: server.url },
       logger: silentLogger,
       http: { port: 0 },
@@ -65,7 +65,7 @@ describe('nats - TLS configured from YAML', () => {
 
   it('nats tls config - an agent whose certificate another CA signed fails to start with EAGENTRPC_CONNECT_FAILED', async () => {
     const dir = agentDir('stranger', { cert: certs.strangerCertFile, key: certs.strangerKeyFile }, { connectTimeoutMs: 1_500 });
-    const agent = await buildAgent(await loadAgentConfig(dir, builtinTransports, { NATS_URL: server.url }), { logger: silentLogger, env: { NATS_URL: server.url } });
+    const agent = await buildAgent(await loadAgentConfig(dir, builtinPlugins, { NATS_URL: server.url }), { logger: silentLogger, env: { NATS_URL: server.url } });
     try {
       await expect(agent.node.start()).rejects.toMatchObject({ code: 'EAGENTRPC_CONNECT_FAILED' });
     } finally {

@@ -6,7 +6,7 @@ import { silentLogger } from '../../src/logger.js';
 import { AgentNode, type AgentNodeOptions } from '../../src/rpc/agent-node.js';
 import { buildAgent, type BuiltAgent } from '../../src/runtime/build-agent.js';
 import type { ScriptedModelServer } from '../../src/testing/scripted-model-server.js';
-import { builtinTransports } from '../../transports/plugins.js';
+import { builtinPlugins } from '../../transports/plugins.js';
 import { MemoryBus } from '../../transports/memory/memory-bus.js';
 import { memoryTransport } from '../../transports/memory/index.js';
 
@@ -60,7 +60,7 @@ export class ModelAgentFleet {
     else if (spec.peers) {
       writeFileSync(join(dir, 'rpc-peers.yaml'), `version: 1\npeers:\n${spec.peers.map((peer) => `  - id: agent://${peer}\n    transports: [{ kind: memory }]\n`).join('')}`);
     }
-    const config = await loadAgentConfig(dir, builtinTransports, this.env);
+    const config = await loadAgentConfig(dir, builtinPlugins, this.env);
     const built = await buildAgent(config, { logger: options.logger ?? silentLogger, env: this.env, shared: new Map([['memory', this.bus]]) });
     this.built.push(built);
     await built.node.start();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { silentLogger } from '../../src/logger.js';
 import { startDaemon, type RunningDaemon } from '../../src/runtime/daemon.js';
 import type { ScriptedModelServer } from '../../src/testing/scripted-model-server.js';
-import { builtinTransports } from '../../transports/plugins.js';
+import { builtinPlugins } from '../../transports/plugins.js';
 import { FLEET_SECRETS } from './model-agent-fleet.js';
 
 export const API_TOKEN = 'operator-token-3b8e1f';
@@ -35,7 +35,7 @@ export class ModelDaemons {
 
   async start(spec: ModelDaemonSpec): Promise<RunningDaemon> {
     const { dir, env } = this.writeConfig(spec);
-    const daemon = await startDaemon(dir, builtinTransports, { env, logger: silentLogger });
+    const daemon = await startDaemon(dir, builtinPlugins, { env, logger: silentLogger });
     this.daemons.push(daemon);
     return daemon;
   }

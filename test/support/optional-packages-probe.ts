@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { RpcError } from '../../src/errors.js';
 import { silentLogger } from '../../src/logger.js';
 import { startDaemon } from '../../src/runtime/daemon.js';
-import { builtinTransports } from '../../transports/plugins.js';
+import { builtinPlugins } from '../../transports/plugins.js';
 
 const FIXTURE = new URL('../fixtures/config/session-node', import.meta.url).pathname;
 
@@ -30,7 +30,7 @@ async function get(port: number, path: string): Promise<{ status: number; body: 
 async function startError(agentYamlTail: string): Promise<{ code: string; message: string } | 'started'> {
   const { dir, env } = configDir(agentYamlTail);
   try {
-    const daemon = await startDaemon(dir, builtinTransports, { env, logger: silentLogger });
+    const daemon = await startDaemon(dir, builtinPlugins, { env, logger: silentLogger });
     await daemon.stop();
     return 'started';
   } catch (error) {
@@ -39,7 +39,7 @@ async function startError(agentYamlTail: string): Promise<{ code: string; messag
 }
 
 const plain = configDir('');
-const daemon = await startDaemon(plain.dir, builtinTransports, { env: plain.env, logger: silentLogger });
+const daemon = await startDaemon(plain.dir, builtinPlugins, { env: plain.env, logger: silentLogger });
 const port = daemon.http.port;
 const report = {
   a2aServer: daemon.a2a === undefined ? 'absent' : 'present',

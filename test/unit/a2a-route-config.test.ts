@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { loadAgentConfig } from '../../src/config/agent-config.js';
 import { ConfigError } from '../../src/yaml/config-error.js';
 import { routeRequestsTopic } from '../../src/config/peers-file.js';
-import { builtinTransports } from '../../transports/plugins.js';
+import { builtinTransports, builtinPlugins } from '../../transports/plugins.js';
 import { capabilitiesOfCard, requestMessage, taskError, TASK_STATES } from '../../transports/a2a/a2a-mapping.js';
 import type { AgentRpcEnvelope } from '../../src/envelope/index.js';
 
@@ -22,7 +22,7 @@ function withRoute(route: string): string {
 
 describe('a2a route config', () => {
   it('a2a route config - a url and a token reference load; the url is the route’s topic', async () => {
-    const config = await loadAgentConfig(withRoute('{ kind: a2a, url: "https://agents.example/research", tokenRef: "${env:RESEARCH_TOKEN}" }'), builtinTransports, env);
+    const config = await loadAgentConfig(withRoute('{ kind: a2a, url: "https://agents.example/research", tokenRef: "${env:RESEARCH_TOKEN}" }'), builtinPlugins, env);
     const route = config.peers!.value.peers[0]!.transports[0]!;
     expect(route).toEqual({ kind: 'a2a', url: 'https://agents.example/research', tokenRef: '${env:RESEARCH_TOKEN}' });
     expect(routeRequestsTopic(builtinTransports, route)).toBe('https://agents.example/research');
@@ -30,7 +30,7 @@ describe('a2a route config', () => {
 
   it('a2a route config - a url that is not http(s) is a ConfigError naming file and field', async () => {
     for (const url of ['ftp://agents.example', 'not a url']) {
-      const error = await loadAgentConfig(withRoute(`{ kind: a2a, url: "${url}" }`), builtinTransports, env).catch((e: unknown) => e);
+      const error = await loadAgentConfig(withRoute(`{ kind: a2a, url: "${url}" }`), builtinPlugins, env).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ConfigError);
       expect(error).toMatchObject({ field: 'peers[0].transports[0].url', line: 4 });
       expect((error as ConfigError).file).toMatch(/rpc-peers\.yaml$/);
@@ -38,9 +38,9 @@ describe('a2a route config', () => {
   });
 
   it('a2a route config - a missing url and an unknown field are ConfigErrors naming the field', async () => {
-    const missing = await loadAgentConfig(withRoute('{ kind: a2a }'), builtinTransports, env).catch((e: unknown) => e);
+    const missing = await loadAgentConfig(withRoute('{ kind: a2a }'), builtinPlugins, env).catch((e: unknown) => e);
     expect(missing).toMatchObject({ field: 'peers[0].transports[0].url' });
-    const unknown = await loadAgentConfig(withRoute('{ kind: a2a, url: "https://a.example", token: "inline" }'), builtinTransports, env).catch((e: unknown) => e);
+    const unknown = await loadAgentConfig(withRoute('{ kind: a2a, url: "https://a.example", token: "inline" }'), builtinPlugins, env).catch((e: unknown) => e);
     expect(unknown).toBeInstanceOf(ConfigError);
     expect((unknown as ConfigError).field).toMatch(/^peers\[0\]\.transports\[0\]/);
   });

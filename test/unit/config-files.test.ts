@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadAgentConfig } from '../../src/config/agent-config.js';
 import { ConfigError } from '../../src/yaml/config-error.js';
-import { builtinTransports } from '../../transports/plugins.js';
+import { builtinPlugins } from '../../transports/plugins.js';
 
 const FIXTURE = new URL('../fixtures/config/reviewer', import.meta.url).pathname;
 const env = { REVIEWER_DATA_DIR: '/var/lib/reviewer' };
@@ -18,14 +18,14 @@ function variant(file: string, edit: (text: string) => string): string {
 }
 
 async function configError(dir: string): Promise<string> {
-  const error = await loadAgentConfig(dir, builtinTransports, env).catch((e: unknown) => e);
+  const error = await loadAgentConfig(dir, builtinPlugins, env).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(ConfigError);
   return (error as Error).message;
 }
 
 describe('config files', () => {
   it('config - a complete directory loads, with ${env:..} expanded', async () => {
-    const config = await loadAgentConfig(FIXTURE, builtinTransports, env);
+    const config = await loadAgentConfig(FIXTURE, builtinPlugins, env);
     expect(config.agent.value).toMatchObject({ agent: { id: 'pr-reviewer' }, dataDir: '/var/lib/reviewer', limits: { concurrency: 16 } });
     expect(config.capabilities.value.capabilities[0]).toMatchObject({ name: 'review-pr', idempotent: true, timeoutMs: 30000 });
     expect(config.peers?.value.peers[0]?.id).toBe('agent://linter');
@@ -44,18 +44,18 @@ describe('config files', () => {
 
   it('config - guard.implicitFlow takes a boolean and nothing else', async () => {
     const off = variant('agent.yaml', (t) => t.replace('limits: { concurrency: 16 }', 'limits: { concurrency: 16 }\nguard: { implicitFlow: false }'));
-    expect((await loadAgentConfig(off, builtinTransports, env)).agent.value.guard?.implicitFlow).toBe(false);
+    expect((await loadAgentConfig(off, builtinPlugins, env)).agent.value.guard?.implicitFlow).toBe(false);
     const wrong = variant('agent.yaml', (t) => t.replace('limits: { concurrency: 16 }', 'limits: { concurrency: 16 }\nguard: { implicitFlow: sometimes }'));
     expect(await configError(wrong)).toMatch(/agent\.yaml:11: guard\.implicitFlow: /);
   });
 
   it('config - a replay memory in Redis needs guard.store, whose server it shares', async () => {
     const auth = (t: string) => t.replace('auth: { required: internal }', 'auth: { required: hmac, keysRef: "file:keys.json", replay: { store: redis } }');
-    const error = await loadAgentConfig(variant('agent.yaml', auth), builtinTransports, env).catch((e: unknown) => e);
+    const error = await loadAgentConfig(variant('agent.yaml', auth), builtinPlugins, env).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
     expect(error).toMatchObject({ field: 'rpc.auth.replay.store', line: 7 });
     const shared = variant('agent.yaml', (t) => auth(t) + 'guard: { store: { kind: redis, url: "redis://127.0.0.1:6379" } }\n');
-    expect((await loadAgentConfig(shared, builtinTransports, env)).agent.value.rpc?.auth).toMatchObject({ replay: { store: 'redis' } });
+    expect((await loadAgentConfig(shared, builtinPlugins, env)).agent.value.rpc?.auth).toMatchObject({ replay: { store: 'redis' } });
   });
 
   it('config - a model agent whose model does not resolve fails at load, naming file, line and field', async () => {
@@ -76,7 +76,7 @@ describe('config files', () => {
   });
 
   it('config - an unset environment variable names file, line and field', async () => {
-    const error = await loadAgentConfig(FIXTURE, builtinTransports, {}).catch((e: Error) => e.message);
+    const error = await loadAgentConfig(FIXTURE, builtinPlugins, {}).catch((e: Error) => e.message);
     expect(error).toMatch(/agent\.yaml:13: dataDir: environment variable REVIEWER_DATA_DIR is not set/);
   });
 
@@ -98,7 +98,7 @@ describe('config files', () => {
     const modelEnv = { QUICKSTART_MODEL_ID: 'scripted', QUICKSTART_MODEL: 'gpt-5-mini', QUICKSTART_SCRIPTED_MODEL_URL: 'http://127.0.0.1:9' };
     const agents = ['frontdesk', 'pr-reviewer', 'linter', 'auditor', ...(fleet === 'quickstart/agents' ? ['triager'] : [])];
     for (const agent of agents) {
-      const config = await loadAgentConfig(join(root, agent), builtinTransports, { ...exampleEnv, ...modelEnv });
+      const config = await loadAgentConfig(join(root, agent), builtinPlugins, { ...exampleEnv, ...modelEnv });
       for (const path of Object.values(config.agent.value.handlers)) {
         if (typeof path === 'string') expect(existsSync(join(root, agent, path)), path).toBe(true);
       }
@@ -111,7 +111,7 @@ describe('config files', () => {
     ['anthropic', 'anthropic'],
   ])('config - the quickstart triager runs on its %s model when main.ts names it', async (id, provider) => {
     const dir = new URL('../../examples/quickstart/agents/triager/', import.meta.url).pathname;
-    const config = await loadAgentConfig(dir, builtinTransports, { QUICKSTART_DATA_DIR: '/tmp/q', QUICKSTART_MODEL_ID: id, QUICKSTART_MODEL: 'some-model', QUICKSTART_SCRIPTED_MODEL_URL: 'http://127.0.0.1:9' });
+    const config = await loadAgentConfig(dir, builtinPlugins, { QUICKSTART_DATA_DIR: '/tmp/q', QUICKSTART_MODEL_ID: id, QUICKSTART_MODEL: 'some-model', QUICKSTART_SCRIPTED_MODEL_URL: 'http://127.0.0.1:9' });
     const handler = config.agent.value.handlers['triage-issue'];
     expect(typeof handler === 'object' && handler.type === 'agent' && handler.agent.model).toBe(id);
     expect(config.agent.value.models?.find((model) => model.id === id)).toMatchObject({ provider, pricing: { inputPer1M: expect.any(Number) } });

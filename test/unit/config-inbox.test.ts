@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadAgentConfig } from '../../src/config/agent-config.js';
 import { ConfigError } from '../../src/yaml/config-error.js';
-import { builtinTransports } from '../../transports/plugins.js';
+import { builtinPlugins } from '../../transports/plugins.js';
 
 const FIXTURE = new URL('../fixtures/config/reviewer', import.meta.url).pathname;
 const env = { REVIEWER_DATA_DIR: '/var/lib/reviewer' };
@@ -24,7 +24,7 @@ function withSources(sources: string, topics?: string): string {
 }
 
 async function configError(dir: string): Promise<ConfigError> {
-  const error = await loadAgentConfig(dir, builtinTransports, env).catch((e: unknown) => e);
+  const error = await loadAgentConfig(dir, builtinPlugins, env).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(ConfigError);
   return error as ConfigError;
 }
@@ -33,14 +33,14 @@ describe('config - the inbox', () => {
   it('config - every source is read: what several sources set is one inbox setting', async () => {
     const config = await loadAgentConfig(
       withSources(`${source('a', '    requestsTopic: reviews.in\n')}${source('b', '    idempotency: { strategy: transport-natural, store: sqlite }\n    limits: { maxInflight: 32 }\n')}`),
-      builtinTransports,
+      builtinPlugins,
       env,
     );
     expect(config.inbox).toEqual({ topics: { requests: 'reviews.in' }, concurrency: 16, maxInflight: 32, idempotency: { strategy: 'transport-natural', store: 'sqlite' } });
   });
 
   it('config - topics live in capabilities.yaml; a source may repeat them, in agreement', async () => {
-    const config = await loadAgentConfig(withSources(source('a', '    requestsTopic: reviews.in\n'), '{ requests: reviews.in, events: reviews.events }'), builtinTransports, env);
+    const config = await loadAgentConfig(withSources(source('a', '    requestsTopic: reviews.in\n'), '{ requests: reviews.in, events: reviews.events }'), builtinPlugins, env);
     expect(config.inbox.topics).toEqual({ requests: 'reviews.in', events: 'reviews.events' });
   });
 

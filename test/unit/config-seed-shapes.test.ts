@@ -6,7 +6,7 @@ import { loadAgentConfig, type AgentConfig } from '../../src/config/agent-config
 import { ConfigError } from '../../src/yaml/config-error.js';
 import { loadPeersFile } from '../../src/config/peers-file.js';
 import { createSecretResolver, parseSecretRef } from '../../src/secrets/index.js';
-import { builtinTransports } from '../../transports/plugins.js';
+import { builtinTransports, builtinPlugins } from '../../transports/plugins.js';
 import { VaultKvServer } from '../support/vault-kv-server.js';
 
 // The files as the design document writes them (list-form transports, `agent:` peers,
@@ -50,7 +50,7 @@ function variant(edits: Record<string, (text: string) => string>): string {
 }
 
 async function configError(dir: string): Promise<ConfigError> {
-  const error = await loadAgentConfig(dir, builtinTransports, env).catch((e: unknown) => e);
+  const error = await loadAgentConfig(dir, builtinPlugins, env).catch((e: unknown) => e);
   expect(error).toBeInstanceOf(ConfigError);
   return error as ConfigError;
 }
@@ -86,8 +86,8 @@ async function peersOf(dir: string) {
 
 describe('config - the design document shapes', () => {
   it('config seed shapes - capabilities.yaml, event-sources.yaml and rpc-peers.yaml load as written and map to what today\'s shapes give', async () => {
-    const seed = await loadAgentConfig(SEED, builtinTransports, env);
-    const today = await loadAgentConfig(variant(Object.fromEntries(Object.entries(TODAY))), builtinTransports, env);
+    const seed = await loadAgentConfig(SEED, builtinPlugins, env);
+    const today = await loadAgentConfig(variant(Object.fromEntries(Object.entries(TODAY))), builtinPlugins, env);
     expect(runtimeView(seed)).toEqual(runtimeView(today));
     expect(seed.capabilities.value.transports).toEqual({ kafka: { brokers: ['kafka-1:9092'] } });
     expect(seed.inbox).toEqual({
@@ -134,12 +134,12 @@ describe('config - the design document shapes', () => {
 
   it('config seed shapes - a broker list from one variable (`["${env:KAFKA_BROKERS}"]`, comma-separated) is the list of its brokers', async () => {
     const many = { ...env, KAFKA_BROKERS: 'kafka-1:9092, kafka-2:9092' };
-    const config = await loadAgentConfig(SEED, builtinTransports, many);
+    const config = await loadAgentConfig(SEED, builtinPlugins, many);
     expect(config.capabilities.value.transports).toEqual({ kafka: { brokers: ['kafka-1:9092', 'kafka-2:9092'] } });
     // The peer's route names the same variable: the same cluster, whatever the order.
     const reordered = variant({ 'rpc-peers.yaml': (t) => t.replace('brokers: ["${env:KAFKA_BROKERS}"]', 'brokers: ["kafka-2:9092,kafka-1:9092"]') });
-    await expect(loadAgentConfig(reordered, builtinTransports, many)).resolves.toBeDefined();
-    const nats = await loadAgentConfig(variant({ 'capabilities.yaml': (t) => t.replace('kind: kafka', 'kind: nats').replace('brokers:', 'servers:').replace('    topics:', '    subjects:'), 'rpc-peers.yaml': () => 'version: 1\npeers: []\n' }), builtinTransports, {
+    await expect(loadAgentConfig(reordered, builtinPlugins, many)).resolves.toBeDefined();
+    const nats = await loadAgentConfig(variant({ 'capabilities.yaml': (t) => t.replace('kind: kafka', 'kind: nats').replace('brokers:', 'servers:').replace('    topics:', '    subjects:'), 'rpc-peers.yaml': () => 'version: 1\npeers: []\n' }), builtinPlugins, {
       ...many,
       KAFKA_BROKERS: 'nats://n-1:4222,nats://n-2:4222',
     }).catch((e: unknown) => e);

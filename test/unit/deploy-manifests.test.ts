@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { loadAgentConfig } from '../../src/config/agent-config.js';
-import { builtinTransports } from '../../transports/plugins.js';
+import { builtinPlugins } from '../../transports/plugins.js';
 
 const manifests = (name: string) => parseAllDocuments(readFileSync(new URL(`../../deploy/kubernetes/${name}`, import.meta.url), 'utf8')).map((d) => d.toJS());
 
@@ -13,7 +13,7 @@ describe('deploy - kubernetes', () => {
     const [configMap] = manifests('configmap.yaml') as Array<{ data: Record<string, string> }>;
     const dir = mkdtempSync(join(tmpdir(), 'deploy-config-'));
     for (const [file, text] of Object.entries(configMap!.data)) writeFileSync(join(dir, file), text);
-    const config = await loadAgentConfig(dir, builtinTransports, { POD_NAME: 'pr-reviewer-7d9f-abcde', NATS_URL: 'nats://nats:4222' });
+    const config = await loadAgentConfig(dir, builtinPlugins, { POD_NAME: 'pr-reviewer-7d9f-abcde', NATS_URL: 'nats://nats:4222' });
     expect(config.agent.value.agent).toMatchObject({ id: 'pr-reviewer', instanceId: 'pr-reviewer-7d9f-abcde' });
     expect(config.agent.value.rpc?.auth).toMatchObject({ required: 'hmac', keysRef: 'secret://fleet-keys' });
     expect(config.eventSources?.value.sources[0]?.agentId).toBe('pr-reviewer');

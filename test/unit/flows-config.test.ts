@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadAgentConfig } from '../../src/config/agent-config.js';
 import { ConfigError } from '../../src/yaml/config-error.js';
-import { builtinTransports } from '../../transports/plugins.js';
+import { builtinPlugins } from '../../transports/plugins.js';
 
 const FIXTURE = new URL('../fixtures/config/reviewer', import.meta.url).pathname;
 const env = { REVIEWER_DATA_DIR: '/var/lib/reviewer' };
@@ -18,7 +18,7 @@ function withFlows(flows: string): string {
 
 describe('flows config', () => {
   it('flows config - defaults fill what agent.yaml leaves out', async () => {
-    const config = await loadAgentConfig(withFlows('{ view: true, retain: { flows: 50 } }'), builtinTransports, env);
+    const config = await loadAgentConfig(withFlows('{ view: true, retain: { flows: 50 } }'), builtinPlugins, env);
     expect(config.agent.value.flows).toEqual({
       record: true,
       publish: false,
@@ -36,7 +36,7 @@ describe('flows config', () => {
       ['{ retain: { maxAgeMs: 10 } }', 'flows.retain.maxAgeMs'],
       ['{ topic: "a topic" }', 'flows.topic'],
     ] as const) {
-      const error = await loadAgentConfig(withFlows(flows), builtinTransports, env).catch((e: unknown) => e);
+      const error = await loadAgentConfig(withFlows(flows), builtinPlugins, env).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ConfigError);
       expect((error as ConfigError).message).toMatch(new RegExp(`agent\\.yaml:\\d+: ${field.replace('.', '\\.')}`));
     }

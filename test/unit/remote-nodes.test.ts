@@ -12,7 +12,7 @@ import { CredentialCipher } from '../../src/remote-nodes/credential-cipher.js';
 import type { RemoteNode } from '../../src/remote-nodes/remote-node.js';
 import { mergedResolver } from '../../src/remote-nodes/remote-node-resolver.js';
 import { RemoteNodeStore } from '../../src/remote-nodes/remote-node-store.js';
-import { builtinTransports } from '../../transports/plugins.js';
+import { builtinPlugins } from '../../transports/plugins.js';
 
 const FIXTURE = new URL('../fixtures/config/reviewer', import.meta.url).pathname;
 const env = { REVIEWER_DATA_DIR: '/tmp/reviewer', FARM_TOKEN: 'farm-token-value' };
@@ -48,7 +48,7 @@ describe('remote nodes: config', () => {
     ['camelCase names', farmCamel],
     ['the snake_case aliases', farm],
   ])('remote nodes - config entries in %s load with defaults; the token stays a reference until resolved', async (_case, yaml) => {
-    const config = await loadAgentConfig(withRemoteNodes(yaml), builtinTransports, env);
+    const config = await loadAgentConfig(withRemoteNodes(yaml), builtinPlugins, env);
     expect(config.agent.value.remoteNodes).toEqual([
       { name: 'build-farm', description: 'CI agents', apiBaseUrl: 'https://farm.example:9464', authType: 'token', authTokenRef: '${env:FARM_TOKEN}', skipTlsVerify: false, timeout: 90_000 },
     ]);
@@ -68,7 +68,7 @@ describe('remote nodes: config', () => {
     ['an alias next to its field', farm.replace('    timeout: 90s', '    apiBaseUrl: https://other\n    timeout: 90s'), /agent\.yaml:\d+: remoteNodes\[0\]\.api_base_url: is an alias of apiBaseUrl, which is also given/],
   ])('remote nodes - %s is a config error naming file, line and field', async (_case, yaml, expected) => {
     const dir = withRemoteNodes(yaml);
-    const error = await loadAgentConfig(dir, builtinTransports, env)
+    const error = await loadAgentConfig(dir, builtinPlugins, env)
       .then((config) => remoteNodesFromConfig(config.agent, (ref) => createSecretResolver({ env }).resolve(ref)))
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);

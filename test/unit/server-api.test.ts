@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { ApiTokens } from '../../src/server/api-tokens.js';
+import { ApiTokens } from '../../src/http-server/api-tokens.js';
 import { roleCan, ROLES } from '../../src/auth/roles.js';
-import { matchRoute } from '../../src/server/route-match.js';
-import type { ApiRoute } from '../../src/server/api-route.js';
+import { matchRoute } from '../../src/http-server/route-match.js';
+import type { ApiRoute } from '../../src/http-server/api-route.js';
 import { SecretValue } from '../../src/secrets/secret-value.js';
 
 describe('node API building blocks', () => {

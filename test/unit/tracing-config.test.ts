@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadAgentConfig } from '../../src/config/agent-config.js';
 import { ConfigError } from '../../src/yaml/config-error.js';
-import { builtinTransports } from '../../transports/plugins.js';
+import { builtinPlugins } from '../../transports/plugins.js';
 
 const FIXTURE = new URL('../fixtures/config/reviewer', import.meta.url).pathname;
 const env = { REVIEWER_DATA_DIR: '/var/lib/reviewer' };
@@ -19,11 +19,11 @@ function withAgentYaml(lines: string): string {
 
 describe('config - tracing', () => {
   it('config - tracing: exporter and endpoint as written, sampleRatio defaulting to 1, snake_case aliases accepted', async () => {
-    const zipkin = await loadAgentConfig(withAgentYaml('tracing: { exporter: zipkin, endpoint: "http://127.0.0.1:9411/api/v2/spans" }\n'), builtinTransports, env);
+    const zipkin = await loadAgentConfig(withAgentYaml('tracing: { exporter: zipkin, endpoint: "http://127.0.0.1:9411/api/v2/spans" }\n'), builtinPlugins, env);
     expect(zipkin.agent.value.tracing).toEqual({ exporter: 'zipkin', endpoint: 'http://127.0.0.1:9411/api/v2/spans', sampleRatio: 1 });
-    const otlp = await loadAgentConfig(withAgentYaml('tracing: { exporter: otlp, sample_ratio: 0.25, service_name: reviewers }\n'), builtinTransports, env);
+    const otlp = await loadAgentConfig(withAgentYaml('tracing: { exporter: otlp, sample_ratio: 0.25, service_name: reviewers }\n'), builtinPlugins, env);
     expect(otlp.agent.value.tracing).toEqual({ exporter: 'otlp', sampleRatio: 0.25, serviceName: 'reviewers' });
-    const none = await loadAgentConfig(FIXTURE, builtinTransports, env);
+    const none = await loadAgentConfig(FIXTURE, builtinPlugins, env);
     expect(none.agent.value.tracing).toBeUndefined();
   });
 
@@ -34,7 +34,7 @@ describe('config - tracing', () => {
     ['an unknown field', 'tracing: { exporter: zipkin, batchSize: 10 }\n', 'tracing'],
   ])('config - tracing: %s is refused naming the file and field', async (_case, yaml, field) => {
     const dir = withAgentYaml(yaml);
-    const error = await loadAgentConfig(dir, builtinTransports, env).catch((e: unknown) => e);
+    const error = await loadAgentConfig(dir, builtinPlugins, env).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).file).toBe(join(dir, 'agent.yaml'));
     expect((error as ConfigError).field).toBe(field);

@@ -3,7 +3,8 @@
 // listed before its own; units on one line are siblings and never import each other. Since
 // imports only point down this list, folders cannot form import cycles.
 //
-// A unit is a folder (`src/rpc/`, its sub-folders included) or a single file (`src/errors.ts`);
+// A unit is a folder (`src/rpc/`, its sub-folders included unless the map places one of them
+// itself, as `src/a2a/server/`) or a single file (`src/errors.ts`);
 // `transports/*/` stands for each folder of transports/. Other units reach a folder through
 // its `index.ts` only.
 
@@ -25,7 +26,7 @@ export const LAYERS = [
   {
     layer: 'services',
     why: 'what the pipeline stages use, each behind its own interface',
-    units: [['src/dlq/'], ['src/observability/'], ['src/guard/'], ['src/auth/', 'src/idempotency/'], ['src/audit/']],
+    units: [['src/dlq/'], ['src/observability/'], ['src/guard/'], ['src/auth/', 'src/idempotency/'], ['src/audit/', 'src/http-server/']],
   },
   { layer: 'core', why: 'the agent node: send and receive stages, the inbox, pending calls', units: [['src/rpc/']] },
   {
@@ -93,6 +94,12 @@ export function unitOf(path) {
   if (!CHECKED.some((prefix) => path.startsWith(prefix))) return undefined;
   const parts = path.split('/');
   if (ranks.has(`${parts[0]}/`)) return `${parts[0]}/`;
+  // A feature folder may place a sub-folder on a layer of its own (its plug-in above config,
+  // its library below): the deepest folder the map places wins.
+  for (let depth = parts.length - 1; depth >= 3; depth -= 1) {
+    const folder = `${parts.slice(0, depth).join('/')}/`;
+    if (ranks.has(folder)) return folder;
+  }
   if (parts.length === 2) return path;
   return `${parts[0]}/${parts[1]}/`;
 }

@@ -5,9 +5,17 @@ import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
 import { defaultServerCallContextBuilder, JsonRpcTransportHandler, validateVersion, type User } from '@a2a-js/sdk/server';
 import type { DecodeLimits } from '../../envelope/index.js';
 import type { Logger } from '../../logger.js';
-import type { ApiTokens } from '../api-tokens.js';
-import type { FrontDoor } from '../http-server.js';
-import { ABORTED, badBodyText, INVALID, NOT_UTF8, readJsonBody, TOO_DEEP, TOO_LARGE } from '../read-body.js';
+import {
+  ABORTED,
+  badBodyText,
+  INVALID,
+  NOT_UTF8,
+  readJsonBody,
+  TOO_DEEP,
+  TOO_LARGE,
+  type ApiTokens,
+  type FrontDoor,
+} from '../../http-server/index.js';
 import { roleCan, type Principal } from '../../auth/index.js';
 import { A2A_PATH_PREFIX, AGENT_CARD_PATH, DEFAULT_A2A_TASKS_PER_USER } from './a2a-names.js';
 import { agentEndpoint, type AgentEndpoint, type EndpointAgent } from './agent-endpoint.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Task, TaskState, type ListTasksRequest, type ListTasksResponse } from '@a2a-js/sdk';
 import { ServerCallContext, type TaskStore } from '@a2a-js/sdk/server';
 import type { Logger } from '../../logger.js';
-import { JsonFileStore } from '../json-file-store.js';
+import { JsonFileStore } from '../../http-server/index.js';
 import { dataPart, textPart } from './a2a-parts.js';
 import { RetainedTaskStore } from './retained-task-store.js';
 import { agentMessage, TERMINAL_STATES } from './task-events.js';

@@ -1,6 +1,6 @@
 import type { InboundPort } from '../../rpc/index.js';
 import type { SecretValue } from '../../secrets/index.js';
-import { apiError, type ApiResponse, type ApiRoute } from '../api-route.js';
+import { apiError, type ApiResponse, type ApiRoute } from '../../http-server/index.js';
 import type { Principal } from '../../auth/index.js';
 import { resolveComponents } from './execute-components.js';
 import { ExecuteHandlers } from './execute-handlers.js';

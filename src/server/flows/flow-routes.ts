@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import type { ServerResponse } from 'node:http';
 import { flowView, summarize, type FlowRecordStore } from '../../flow-recording/index.js';
 import { missingPackage } from '../../optional-package.js';
-import type { FrontDoor } from '../http-server.js';
+import type { FrontDoor } from '../../http-server/index.js';
 import { streamFlow } from './flow-events.js';
 import { flowListPage, flowPage } from './flow-page-html.js';
 import { FLOW_PAGE_SCRIPT } from './flow-page-script.js';

@@ -6,7 +6,7 @@ import type { InboundPort, InboundReply } from '../../rpc/index.js';
 import type { Principal } from '../../auth/index.js';
 import { messageRequestBody } from './session-envelope.js';
 import type { SessionRecord } from './session-record.js';
-import type { JsonFileStore } from '../json-file-store.js';
+import type { JsonFileStore } from '../../http-server/index.js';
 import { PromptDesk } from './prompt-desk.js';
 import type { SessionFlow } from '../../remote-nodes/index.js';
 import { replyText } from './reply-text.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { apiError, type ApiResponse, type ApiRoute } from '../api-route.js';
+import { apiError, type ApiResponse, type ApiRoute } from '../../http-server/index.js';
 import type { SessionManager } from './session-manager.js';
 import { sessionView } from './session-record.js';
 import { sessionFlowSchema } from '../../remote-nodes/index.js';
