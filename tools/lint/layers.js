@@ -51,7 +51,7 @@ export const LAYERS = [
  * (a package or a large part of the code base) that most users of its folder do not need,
  * so the index leaves it out and importing the folder stays cheap; or it is a light part
  * that light modules need (the built-in model tools, `agent-rpc/tools`), where the index
- * would load the whole folder.
+ * would load the whole folder (test/unit/entry-point-budget.test.ts counts what loads).
  */
 export const ENTRIES = {
   // The YAML alias helpers every config schema uses, without YAML file loading.
