@@ -15,7 +15,7 @@ export type { EventContext, EventHandler, Handler, HandlerContext, HandlerResult
 export { checkFlowBudget, reportUsage, tracingOf, usageOf } from './rpc/handler-features.js';
 export type { CallSender, HandlerInvoker, Middleware, OutgoingCall } from './rpc/middleware.js';
 export type { ResponsePayload } from './rpc/response-payload.js';
-export type { CapabilitySchema, SchemaDirection } from './rpc/capability-schemas.js';
+export type { CapabilitySchema } from './rpc/capability-schemas.js';
 export { PING_CAPABILITY, CAPABILITIES_CAPABILITY, REQUEUE_CAPABILITY, type CapabilitiesAnswer } from './rpc/builtin-capabilities.js';
 export type { RequeueResult } from './rpc/requeue.js';
 export type { LocalBusEventName, LocalBusEvents } from './rpc/local-bus.js';
