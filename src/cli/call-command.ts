@@ -1,6 +1,6 @@
 import { CALL_MODES, type CallMode } from '../call-result.js';
-import { normalizeAgentUri } from '../rpc/index.js';
 import { parseCommandArgs, parseTimeout } from './args.js';
+import { callTarget } from './call-target.js';
 import { configDir, withCliNode } from './cli-node.js';
 import { EXIT, UsageError, type CliCommand } from './command.js';
 
@@ -19,22 +19,7 @@ export const callCommand: CliCommand = {
           config directory is then optional.`,
   async run(args, io) {
     const { values, positionals } = parseCommandArgs(args, { payload: { type: 'string' }, mode: { type: 'string' }, timeout: { type: 'string' }, config: { type: 'string' }, url: { type: 'string' } }, true);
-    const [target, capability, ...extra] = positionals;
-    if (target === undefined || capability === undefined || extra.length > 0) throw new UsageError('expected: agent://<id> <capability>');
-    let to: string;
-    try {
-      to = normalizeAgentUri(target);
-    } catch {
-      throw new UsageError(`${JSON.stringify(target)} is not agent://<id>`);
-    }
-    let payload: unknown = null;
-    if (values.payload !== undefined) {
-      try {
-        payload = JSON.parse(values.payload);
-      } catch {
-        throw new UsageError('--payload must be JSON');
-      }
-    }
+    const { to, capability, payload } = callTarget(positionals, values.payload);
     const mode = (values.mode ?? 'sync') as CallMode;
     if (!CALL_MODES.includes(mode)) throw new UsageError(`--mode must be one of ${CALL_MODES.join(', ')}`);
     const timeoutMs = parseTimeout(values.timeout);

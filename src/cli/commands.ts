@@ -1,6 +1,7 @@
 import { auditListCommand, auditVerifyCommand } from './audit-command.js';
 import { callCommand } from './call-command.js';
 import { codegenCommand } from './codegen-command.js';
+import { emitCommand } from './emit-command.js';
 import type { CliCommand } from './command.js';
 import { flowCommand } from './flow-command.js';
 import { dlqListCommand, dlqRequeueCommand, dlqShowCommand } from './dlq-command.js';
@@ -12,6 +13,7 @@ import { serveCommand } from './serve-command.js';
 export const COMMANDS: readonly CliCommand[] = [
   serveCommand,
   callCommand,
+  emitCommand,
   flowCommand,
   runCommand,
   codegenCommand,
