@@ -28,16 +28,7 @@ export async function nodeOptionsOf(config: AgentConfig, options: BuildAgentOpti
   const warnSummaryIntervalMs = options.warnSummaryIntervalMs ?? agent.value.log?.summaryIntervalMs;
   return {
     id,
-    transports: await transportsFromConfig(capabilities.value.transports, config.plugins.transports, {
-      agentId: id,
-      clientId: id,
-      logger: options.logger,
-      ...(options.metrics ? { metrics: options.metrics } : {}),
-      resolveSecret: (ref) => secrets.resolve(ref, config.dir),
-      shared: options.shared ?? new Map(),
-      ...(options.remoteNodes ? { remoteNodes: options.remoteNodes } : {}),
-      peerRoutes: peers?.value.peers.flatMap((peer) => peer.transports) ?? [],
-    }),
+    transports: await nodeTransportsOf(config, options, secrets),
     peers: peerEntries,
     permissions: agent.value.permissions ?? {},
     ...(agent.value.agent.tenantId ? { tenantId: agent.value.agent.tenantId } : {}),
@@ -49,12 +40,7 @@ export async function nodeOptionsOf(config: AgentConfig, options: BuildAgentOpti
     ...(stores.guardStore ? { guardStore: stores.guardStore } : {}),
     ...(implicitFlow === undefined ? {} : { implicitFlow }),
     capabilities: capabilities.value.capabilities,
-    dlq: new JsonlDlqSink({
-      path: join(dataDir, 'dlq.jsonl'),
-      retain: agent.value.dlq.retain,
-      logger: options.logger.child({ agentId: id }),
-      onDropped: (reason, records) => options.metrics?.dlqDropped?.(reason, records),
-    }),
+    dlq: dlqOf(config, options, dataDir),
     ...(options.approvals ? { approvals: options.approvals } : {}),
     idempotency: {
       ...(stores.idempotency ? { store: stores.idempotency } : {}),
@@ -75,6 +61,31 @@ export async function nodeOptionsOf(config: AgentConfig, options: BuildAgentOpti
     ...(options.tracerProvider ? { tracerProvider: options.tracerProvider } : {}),
     ...(options.flows ? { flows: options.flows } : {}),
   };
+}
+
+/** The transports of capabilities.yaml, created by their plug-ins. */
+function nodeTransportsOf(config: AgentConfig, options: BuildAgentOptions, secrets: SecretResolver): Promise<AgentNodeOptions['transports']> {
+  const id = config.agent.value.agent.id;
+  return transportsFromConfig(config.capabilities.value.transports, config.plugins.transports, {
+    agentId: id,
+    clientId: id,
+    logger: options.logger,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    resolveSecret: (ref) => secrets.resolve(ref, config.dir),
+    shared: options.shared ?? new Map(),
+    ...(options.remoteNodes ? { remoteNodes: options.remoteNodes } : {}),
+    peerRoutes: config.peers?.value.peers.flatMap((peer) => peer.transports) ?? [],
+  });
+}
+
+/** The DLQ `<dataDir>/dlq.jsonl`, within agent.yaml's bounds. */
+function dlqOf(config: AgentConfig, options: BuildAgentOptions, dataDir: string): JsonlDlqSink {
+  return new JsonlDlqSink({
+    path: join(dataDir, 'dlq.jsonl'),
+    retain: config.agent.value.dlq.retain,
+    logger: options.logger.child({ agentId: config.agent.value.agent.id }),
+    onDropped: (reason, records) => options.metrics?.dlqDropped?.(reason, records),
+  });
 }
 
 /** What the agent requires of every envelope it receives (agent.yaml `rpc.auth`), none when unset. */
