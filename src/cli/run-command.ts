@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { loadAgentConfig, loadAgentWorkflow } from '../config/index.js';
+import { loadAgentConfig } from '../config/index.js';
 import { newMessageId } from '../envelope/index.js';
 import { createPinoLogger } from '../observability/pino-logger.js';
 import type { ResponsePayload } from '../rpc/index.js';
@@ -7,6 +7,7 @@ import { buildAgent, remoteNodesOf } from '../runtime/index.js';
 import { maskingResolver, createSecretResolver, SecretMasker } from '../secrets/index.js';
 import { formatReplyTo } from '../transport.js';
 import { PARAM_NAME_RE, MAX_STEP_TIMEOUT_MS, type WorkflowRunRecord, type WorkflowEvent } from '../workflows/index.js';
+import { loadAgentWorkflow } from '../workflows/handler-type/index.js';
 import { parseCommandArgs } from './args.js';
 import { configDir } from './cli-node.js';
 import { EXIT, UsageError, type CliCommand, type CommandIo } from './command.js';

@@ -3,14 +3,11 @@ import { join, resolve } from 'node:path';
 import { agentFileSchemaOf, type AgentFile } from './agent-file.js';
 import { capabilitiesFileSchema, type CapabilitiesFile } from './capabilities-file.js';
 import { checkPeerRoutes } from './check-peer-routes.js';
-import { resolveModelId } from '../model-agents/index.js';
 import { eventSourcesFileSchema, sourcePath, type EventSourcesFile } from './event-sources-file.js';
 import { ConfigError, fieldPath, loadYamlFile, type LoadedYaml } from '../yaml/index.js';
 import { inboxSettingsOf, type InboxSettings } from './inbox-settings.js';
 import { peersFileSchema, type PeersFile } from './peers-file.js';
 import type { Plugins } from './plugins.js';
-import type { LoadedWorkflow } from '../workflows/index.js';
-import { loadWorkflowHandlers } from './workflow-handlers.js';
 
 export const CONFIG_FILES = {
   agent: 'agent.yaml',
@@ -30,8 +27,6 @@ export interface AgentConfig<P extends Plugins = Plugins> {
   readonly inbox: InboxSettings;
   /** The plug-ins the files were checked against; the agent's transports, front doors and handlers come from them. */
   readonly plugins: P;
-  /** The workflows served as capabilities (`type: workflow` handlers), loaded and checked, by capability. */
-  readonly workflows: ReadonlyMap<string, LoadedWorkflow>;
 }
 
 /**
@@ -52,23 +47,14 @@ export async function loadAgentConfig<P extends Plugins>(dir: string, plugins: P
   checkAcrossFiles(agent, capabilities, eventSources);
   const inbox = inboxSettingsOf(agent, capabilities, eventSources);
   if (peers) checkPeerRoutes(peers, capabilities.value.transports, transports);
-  const workflows = await loadWorkflowHandlers(agent, env);
-  const config: AgentConfig<P> = { dir, agent, capabilities, peers, eventSources, inbox, plugins, workflows };
-  for (const type of plugins.handlerTypes) await type.check?.(config);
+  const config: AgentConfig<P> = { dir, agent, capabilities, peers, eventSources, inbox, plugins };
+  for (const type of plugins.handlerTypes) await type.check?.(config, env);
   return config;
 }
 
 /** Where the agent keeps its files (DLQ, audit log, dedupe store): agent.yaml's dataDir, relative to the config directory. */
 export function dataDirOf(config: AgentConfig): string {
   return resolve(config.dir, config.agent.value.dataDir);
-}
-
-/** A model agent's model must resolve when the files load, never at its first call. */
-function checkModelOf(agent: LoadedYaml<AgentFile>, capability: string, model: string | undefined): void {
-  const resolved = resolveModelId(model, agent.value.models ?? []);
-  if (resolved.ok) return;
-  const path = model === undefined ? ['handlers', capability] : ['handlers', capability, 'agent', 'model'];
-  throw new ConfigError(agent.file, agent.lineOf(path), path.join('.'), resolved.problem);
 }
 
 function checkAcrossFiles(agent: LoadedYaml<AgentFile>, capabilities: LoadedYaml<CapabilitiesFile>, eventSources: LoadedYaml<EventSourcesFile> | undefined): void {
@@ -83,11 +69,10 @@ function checkAcrossFiles(agent: LoadedYaml<AgentFile>, capabilities: LoadedYaml
     }
     names.add(capability.name);
   });
-  for (const [capability, handler] of Object.entries(agent.value.handlers)) {
+  for (const capability of Object.keys(agent.value.handlers)) {
     if (!names.has(capability)) {
       throw new ConfigError(agent.file, agent.lineOf(['handlers', capability]), `handlers.${capability}`, `capability ${capability} is not declared in ${CONFIG_FILES.capabilities}`);
     }
-    if (typeof handler !== 'string' && handler.type === 'agent') checkModelOf(agent, capability, handler.agent.model);
   }
   const auth = agent.value.rpc?.auth;
   if (auth?.required === 'hmac' && auth.replay?.store === 'redis' && agent.value.guard?.store === undefined) {

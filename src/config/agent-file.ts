@@ -1,21 +1,13 @@
 import { z } from 'zod';
-import { toolPolicySchema, agentHandlerSchema, modelsConfigSchema } from '../model-agents/index.js';
 import { ROLES } from '../auth/index.js';
 import { tracingConfigSchema } from './tracing-config.js';
-import { alias, seconds } from '../yaml/index.js';
+import { alias } from '../yaml/index.js';
 import { receiverAuthSchema } from './auth-config.js';
 import { inboxLimitFields } from './inbox-fields.js';
 import { flowsConfigSchema } from './flows-config.js';
 import { auditConfigSchema, dlqConfigSchema } from './retention-config.js';
 import { remoteNodesConfigSchema, remoteNodeStoreConfigSchema } from '../remote-nodes/remote-nodes-config.js';
 import { checkPlugins, type Plugins } from './plugins.js';
-
-/** agent.yaml `handlers.<capability>` with `type: workflow`: the capability runs a workflow file (docs/workflows.md). */
-export const workflowHandlerSchema = z.strictObject({
-  type: z.literal('workflow').describe('A workflow: the capability runs the steps of a workflow file (docs/workflows.md).'),
-  file: z.string().min(1).describe('The workflow file, relative to agent.yaml.'),
-});
-export type WorkflowHandlerConfig = z.infer<typeof workflowHandlerSchema>;
 
 // A port may come from `${env:PORT}`, which expands to a string.
 const portSchema = z.union([z.int(), z.string().regex(/^\d+$/, 'must be a port number').transform(Number)]).pipe(z.int().min(0).max(65535));
@@ -38,31 +30,6 @@ export const agentFileSchema = z.strictObject({
         ),
     })
     .describe('Who the agent is.'),
-  tools: z
-    .strictObject({
-      policy: toolPolicySchema
-        .default({})
-        .describe("Tool name → enabled, for every model agent of this file: false turns a tool off, true turns on one that is off by default (remote_agent, list_remote_nodes)."),
-      bash: z
-        .strictObject({
-          env: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name')).default([]).describe('Variables bash keeps although named like secrets (`*_KEY`, `*_TOKEN`, `*_SECRET`, `*PASSWORD*`); every other such variable is removed.'),
-          timeoutMs: alias(
-            z.int().min(1_000).max(3_600_000).default(120_000).describe('Default limit of one command, in milliseconds; the model may ask for less or more (at most an hour).'),
-            seconds('timeoutSec'),
-          ),
-        })
-        .optional()
-        .describe('The bash tool of model agents.'),
-      webSearch: alias(
-        z
-          .strictObject({ endpoint: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).describe('A SearXNG-compatible search URL answering `?q=<query>&format=json`.') })
-          .optional()
-          .describe('Enables the web_search tool; without it the tool is not offered.'),
-        'web_search',
-      ),
-    })
-    .optional()
-    .describe('Tools offered to model agents.'),
   permissions: z
     .strictObject({
       allow: permissionList.describe('Globs over `RequestAgent:<agent-uri>/<capability>` this agent may call.'),
@@ -74,11 +41,10 @@ export const agentFileSchema = z.strictObject({
     .strictObject({ auth: receiverAuthSchema.optional().describe('What this agent requires of every envelope it receives (docs/auth.md). Default: internal.') })
     .optional()
     .describe('How envelopes are authenticated.'),
-  models: modelsConfigSchema.optional().describe('The language models model agents use (docs/agents.md).'),
   handlers: z
-    .record(z.string(), z.union([z.string().min(1), agentHandlerSchema, workflowHandlerSchema]))
+    .record(z.string(), z.unknown())
     .default({})
-    .describe('Capability → module path (relative to this file) whose default export, or export named like the capability, is the handler; or a model agent (`type: agent`, docs/agents.md); or a workflow (`type: workflow`, docs/workflows.md).'),
+    .describe('Capability → its handler: a module path (relative to this file) whose default export, or export named like the capability, is the handler; or an entry with a `type` (a model agent `type: agent`, docs/agents.md; a workflow `type: workflow`, docs/workflows.md; a remote worker `type: remote-worker`, docs/remote-execution.md).'),
   limits: z
     .strictObject({
       ...inboxLimitFields,

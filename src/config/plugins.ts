@@ -20,8 +20,8 @@ export interface ConfigContribution {
 export interface HandlerEntryContribution extends ConfigContribution {
   /** A `handlers.<capability>` entry of this type: a module path (a string), or an object with its own `type`. */
   readonly entrySchema: z.ZodType;
-  /** Checks that need every file loaded (a model agent's model is declared, a workflow file loads): a ConfigError on a mistake. */
-  check?(config: AgentConfig): Promise<void> | void;
+  /** Checks that need every file loaded (a model agent's model is declared, a workflow file loads): a ConfigError on a mistake. `env` expands `${env:NAME}` in files the type reads itself. */
+  check?(config: AgentConfig, env: NodeJS.ProcessEnv): Promise<void> | void;
 }
 
 /**

@@ -19,3 +19,5 @@ export type { ModelClient, ModelMessage } from './models/model-client.js';
 export { modelsConfigSchema, resolveModelId, type ModelConfig } from './models/models-config.js';
 export { ToolSelection } from './tool-selection.js';
 export { PeerCatalog, peerTool } from './tools/peer-tools.js';
+export { modelAgentSections, modelsSectionSchema, toolsSectionSchema, type ToolsSection } from './agent-sections.js';
+export { fillTemplate } from './message-template.js';

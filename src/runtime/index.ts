@@ -2,5 +2,5 @@
 export { buildAgent } from './build-agent.js';
 export { remoteNodesOf } from './remote-nodes-of.js';
 export { transportsFromConfig } from './transports-from-config.js';
-export { builtinHandlerTypes, type HandlerType } from './handler-types.js';
+export { builtinHandlerTypes } from './handler-types.js';
 export type { DaemonPlugins } from './plugins.js';

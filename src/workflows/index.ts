@@ -16,3 +16,5 @@ export { findCycle, runOrder, ancestorsOf, type GraphStep } from './workflow-gra
 export { substitute, substituteJson, referencesIn, variableText, OUTPUT_NAME_RE, PARAM_NAME_RE, type Variables } from './substitute.js';
 export { runWorkflow, StepFailure, type RunWorkflowOptions, type RunStep, type RunStepContext, type StepResult, type WorkflowEvent } from './run-workflow.js';
 export { writeRunRecord, runRecordPath, RUN_STATUSES, STEP_STATUSES, type RunStatus, type StepStatus, type StepRecord, type StepError, type WorkflowRunRecord } from './run-record.js';
+export { workflowHandler, type WorkflowHandlerOptions } from './workflow-handler.js';
+export type { AgentStepRunner, WorkerStepRunner, WorkflowStepRunners } from './step-runners.js';

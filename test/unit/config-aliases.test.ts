@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { alias, seconds } from '../../src/yaml/aliases.js';
-import { agentFileSchema } from '../../src/config/agent-file.js';
+import { agentFileSchemaOf } from '../../src/config/agent-file.js';
+import { builtinPlugins } from '../../transports/plugins.js';
 import { ConfigError } from '../../src/yaml/config-error.js';
 import { parseYaml } from '../../src/yaml/load-yaml.js';
+
+// agent.yaml as the command reads it: the core's sections and the built-in plug-ins' (handler entries, tools).
+const agentFileSchema = agentFileSchemaOf(builtinPlugins);
 
 /** agent.yaml as RFC 027 writes it: snake_case names, which are aliases of the camelCase fields. */
 const snakeCase = `version: 1
@@ -117,7 +121,7 @@ tools: { bash: { timeoutSec: 30 } }
 rpc: { auth: { required: oidc, issuer: "https://idp.example", audience: a, clockSkewSeconds: 5 } }
 `;
     const { value } = parseYaml('agent.yaml', text, agentFileSchema);
-    expect(value.tools?.bash?.timeoutMs).toBe(30_000);
+    expect((value as { tools?: { bash?: { timeoutMs?: number } } }).tools?.bash?.timeoutMs).toBe(30_000);
     expect(value.rpc?.auth).toMatchObject({ required: 'oidc', clockSkewMs: 5_000 });
     expect(() => parseYaml('agent.yaml', text.replace('timeoutSec: 30', 'timeoutSec: 30, timeoutMs: 30000'), agentFileSchema)).toThrow(/tools\.bash\.timeoutSec: is an alias of timeoutMs/);
   });

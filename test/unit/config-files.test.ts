@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadAgentConfig } from '../../src/config/agent-config.js';
+import { modelsOf } from '../../src/model-agents/handler-type/index.js';
 import { ConfigError } from '../../src/yaml/config-error.js';
 import { builtinPlugins } from '../../transports/plugins.js';
 
@@ -112,9 +113,8 @@ describe('config files', () => {
   ])('config - the quickstart triager runs on its %s model when main.ts names it', async (id, provider) => {
     const dir = new URL('../../examples/quickstart/agents/triager/', import.meta.url).pathname;
     const config = await loadAgentConfig(dir, builtinPlugins, { QUICKSTART_DATA_DIR: '/tmp/q', QUICKSTART_MODEL_ID: id, QUICKSTART_MODEL: 'some-model', QUICKSTART_SCRIPTED_MODEL_URL: 'http://127.0.0.1:9' });
-    const handler = config.agent.value.handlers['triage-issue'];
-    expect(typeof handler === 'object' && handler.type === 'agent' && handler.agent.model).toBe(id);
-    expect(config.agent.value.models?.find((model) => model.id === id)).toMatchObject({ provider, pricing: { inputPer1M: expect.any(Number) } });
+    expect(config.agent.value.handlers['triage-issue']).toMatchObject({ type: 'agent', agent: { model: id } });
+    expect(modelsOf(config).find((model) => model.id === id)).toMatchObject({ provider, pricing: { inputPer1M: expect.any(Number) } });
   });
 
   it('config - a peer on other NATS servers than the agent is refused, naming the field', async () => {

@@ -7,7 +7,7 @@ import type { RemoteNode } from '../../src/remote-nodes/remote-node.js';
 import type { Usage } from '../../src/flow-usage.js';
 import type { HandlerContext } from '../../src/rpc/handler.js';
 import { tapUsage } from '../../src/rpc/index.js';
-import { workerStepRunner } from '../../src/runtime/worker-step.js';
+import { workerStepRunner } from '../../src/remote-execution/worker-step.js';
 import type { AgentStep } from '../../src/workflows/workflow-schema.js';
 
 // A stand-in worker on loopback: each test says how it answers /execute.

@@ -32,9 +32,14 @@ export const LAYERS = [
   {
     layer: 'features',
     why: 'what a node can host or do beyond plain calls; the transport plug-in interface',
-    units: [['src/flow-recording/', 'src/remote-nodes/'], ['src/transport-plugin.ts', 'src/model-agents/'], ['src/workflows/', 'src/testing/']],
+    units: [['src/flow-recording/', 'src/remote-nodes/'], ['src/transport-plugin.ts', 'src/model-agents/'], ['src/workflows/', 'src/testing/'], ['src/remote-execution/']],
   },
   { layer: 'config', why: 'the YAML files, composed from the features’ schemas', units: [['src/config/'], ['src/codegen/']] },
+  {
+    layer: 'handler types',
+    why: 'what agent.yaml `handlers:` can name: each the plug-in part of its feature folder, none naming another',
+    units: [['src/module-handlers/', 'src/model-agents/handler-type/', 'src/workflows/handler-type/', 'src/remote-execution/handler-type/']],
+  },
   { layer: 'front doors', why: 'the HTTP server and its APIs', units: [['src/server/']] },
   { layer: 'runtime', why: 'the daemon: agents from YAML', units: [['src/runtime/']] },
   { layer: 'cli', why: 'the agent-rpc command', units: [['src/cli/']] },

@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { resolveModelId } from '../model-agents/index.js';
-import { loadWorkflowFile, type LoadedWorkflow } from '../workflows/index.js';
-import type { AgentFile } from './agent-file.js';
-import { ConfigError, type LoadedYaml } from '../yaml/index.js';
+import { handlerEntriesOf, sectionOf, type AgentFile } from '../../config/index.js';
+import { modelsSectionSchema, resolveModelId } from '../../model-agents/index.js';
+import { ConfigError, type LoadedYaml } from '../../yaml/index.js';
+import { loadWorkflowFile, type LoadedWorkflow } from '../index.js';
+import { workflowHandlerSchema } from './workflow-entry.js';
 
 export interface AgentWorkflowOptions {
   readonly env?: NodeJS.ProcessEnv;
@@ -22,7 +23,7 @@ export async function loadAgentWorkflow(agent: LoadedYaml<AgentFile>, file: stri
   for (const [index, step] of loaded.value.steps.entries()) {
     // A worker step's agent block is not used here: the worker's agent has its own model.
     if (step.type !== 'agent' || step.worker !== undefined) continue;
-    const resolved = resolveModelId(step.agent.model, agent.value.models ?? []);
+    const resolved = resolveModelId(step.agent.model, sectionOf({ agent }, 'models', modelsSectionSchema) ?? []);
     if (resolved.ok) continue;
     const path = step.agent.model === undefined ? ['steps', index, 'agent'] : ['steps', index, 'agent', 'model'];
     throw new ConfigError(loaded.file, loaded.lineOf(path), `steps[${index}].${path.slice(2).join('.')}`, resolved.problem);
@@ -33,8 +34,7 @@ export async function loadAgentWorkflow(agent: LoadedYaml<AgentFile>, file: stri
 /** The workflows agent.yaml serves as capabilities (`type: workflow`), loaded and checked, by capability. */
 export async function loadWorkflowHandlers(agent: LoadedYaml<AgentFile>, env: NodeJS.ProcessEnv): Promise<Map<string, LoadedWorkflow>> {
   const workflows = new Map<string, LoadedWorkflow>();
-  for (const [capability, entry] of Object.entries(agent.value.handlers)) {
-    if (typeof entry === 'string' || entry.type !== 'workflow') continue;
+  for (const [capability, entry] of handlerEntriesOf({ agent }, 'workflow', workflowHandlerSchema)) {
     const file = isAbsolute(entry.file) ? entry.file : resolve(dirname(agent.file), entry.file);
     // A missing file is agent.yaml's mistake: point at the line that names it.
     if (!existsSync(file)) throw new ConfigError(agent.file, agent.lineOf(['handlers', capability, 'file']), `handlers.${capability}.file`, `${file} does not exist`);

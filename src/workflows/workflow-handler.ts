@@ -1,25 +1,11 @@
 import { z } from 'zod';
-import type { ModelMessage } from '../model-agents/index.js';
 import { RpcError, toRpcError } from '../errors.js';
 import { addUsage, NO_USAGE, type Usage } from '../flow-usage.js';
 import { derivedContext, reportUsage, tapUsage, MAX_TIMEOUT_MS, type Handler, type HandlerContext } from '../rpc/index.js';
-import {
-  writeRunRecord,
-  runWorkflow,
-  StepFailure,
-  type WorkflowRunRecord,
-  type RunStep,
-  type AgentStep,
-  type Workflow,
-} from '../workflows/index.js';
-import type { WorkerStepRunner } from './worker-step.js';
-
-/**
- * Runs an agent step's model agent in the flow of `ctx`, from the messages it was `given`
- * (its dependencies' transcripts) followed by its own; resolves with its final text and its
- * whole transcript, the given messages first.
- */
-export type AgentStepRunner = (step: AgentStep, given: readonly ModelMessage[], ctx: HandlerContext) => Promise<{ readonly text: string; readonly transcript: readonly ModelMessage[] }>;
+import { writeRunRecord, type WorkflowRunRecord } from './run-record.js';
+import { runWorkflow, StepFailure, type RunStep } from './run-workflow.js';
+import type { AgentStepRunner, WorkerStepRunner } from './step-runners.js';
+import type { Workflow } from './workflow-schema.js';
 
 export interface WorkflowHandlerOptions {
   readonly workflow: Workflow;

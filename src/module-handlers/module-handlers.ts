@@ -1,8 +1,9 @@
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ConfigError, type LoadedYaml } from '../yaml/index.js';
-import type { AgentFile } from '../config/index.js';
+import { z } from 'zod';
+import type { AgentFile, HandlerType } from '../config/index.js';
 import type { Handler } from '../rpc/index.js';
+import { ConfigError, type LoadedYaml } from '../yaml/index.js';
 
 /**
  * Imports each handler module named in agent.yaml (`handlers: {capability: ./path.js}`,
@@ -12,7 +13,7 @@ import type { Handler } from '../rpc/index.js';
 export async function handlersFromConfig(agent: LoadedYaml<AgentFile>, baseDir: string): Promise<Map<string, Handler>> {
   const handlers = new Map<string, Handler>();
   for (const [capability, modulePath] of Object.entries(agent.value.handlers)) {
-    // Model agents (`type: agent`) and workflows (`type: workflow`) are built by modelAgentHandlers and workflowHandlers.
+    // Entries with a `type` are other handler types'.
     if (typeof modulePath !== 'string') continue;
     const fail = (problem: string): ConfigError => new ConfigError(agent.file, agent.lineOf(['handlers', capability]), `handlers.${capability}`, problem);
     const file = isAbsolute(modulePath) ? modulePath : resolve(baseDir, modulePath);
@@ -28,3 +29,10 @@ export async function handlersFromConfig(agent: LoadedYaml<AgentFile>, baseDir: 
   }
   return handlers;
 }
+
+/** A code module: `handlers.<capability>` is the path of a module whose export is the handler. */
+export const moduleHandlerType: HandlerType = {
+  name: 'module',
+  entrySchema: z.string().min(1).describe('A module path, relative to agent.yaml, whose default export or export named like the capability is the handler.'),
+  handlers: ({ config }) => handlersFromConfig(config.agent, config.dir),
+};

@@ -1,5 +1,11 @@
-import { agentHandler, type AgentHandlerOptions, type AgentHandlerSpec, type ToolsetFactory } from '../model-agents/agent-handler.js';
+import { dataDirOf, handlerEntriesOf, sectionOf, type HandlerServices, type HandlerTypeBase } from '../../config/index.js';
+import type { Handler } from '../../rpc/index.js';
+import { ConfigError } from '../../yaml/index.js';
+import { agentHandler, modelAgentRunner, type AgentHandlerOptions, type AgentHandlerSpec, type ToolsetFactory } from '../agent-handler.js';
 import {
+  agentHandlerSchema,
+  modelsSectionSchema,
+  toolsSectionSchema,
   buildAgentTools,
   bashTool,
   scrubbedEnv,
@@ -15,31 +21,11 @@ import {
   type AgentBlockConfig,
   type BashPolicy,
   type ModelClient,
+  type ModelMessage,
   type ModelConfig,
   type Tool,
-} from '../model-agents/index.js';
-import type { SecretMasker, SecretResolver } from '../secrets/index.js';
-import { patchTool } from '../model-agents/tools/patch-tool.js';
-import type { AuditLog } from '../audit/index.js';
-import { dataDirOf, type AgentConfig } from '../config/index.js';
-import { ConfigError } from '../yaml/index.js';
-import type { Logger } from '../logger.js';
-import type { RpcMetrics } from '../observability/index.js';
-import type { RemoteNodeResolver } from '../remote-nodes/index.js';
-import type { AgentNode } from '../rpc/agent-node.js';
-import type { Handler } from '../rpc/index.js';
-
-export interface ModelAgentsContext {
-  readonly config: AgentConfig;
-  readonly node: AgentNode;
-  readonly secrets: SecretResolver;
-  readonly masker: SecretMasker;
-  readonly audit: AuditLog;
-  readonly metrics: RpcMetrics;
-  readonly logger: Logger;
-  readonly env: NodeJS.ProcessEnv;
-  readonly remoteNodes?: RemoteNodeResolver;
-}
+} from '../index.js';
+import { patchTool } from '../tools/patch-tool.js';
 
 // Allowing everything and asking about nothing: a handler without bashPolicy trusts the policy's defaults.
 const OPEN_POLICY: BashPolicy = { defaultBehavior: 'allow', denyBehavior: 'hitl', rules: [] };
@@ -48,8 +34,7 @@ const OPEN_POLICY: BashPolicy = { defaultBehavior: 'allow', denyBehavior: 'hitl'
 export async function modelAgentHandlers(agents: ModelAgents): Promise<Map<string, Handler>> {
   const { config } = agents.context;
   const handlers = new Map<string, Handler>();
-  for (const [capabilityName, entry] of Object.entries(config.agent.value.handlers)) {
-    if (typeof entry === 'string' || entry.type !== 'agent') continue;
+  for (const [capabilityName, entry] of handlerEntriesOf(config, 'agent', agentHandlerSchema)) {
     const capability = config.capabilities.value.capabilities.find((c) => c.name === capabilityName)!;
     // Checked when the files loaded (loadAgentConfig); resolved again here for the entry itself.
     const where = { file: config.agent.file, line: config.agent.lineOf(['handlers', capabilityName]), field: `handlers.${capabilityName}.agent.model` };
@@ -64,15 +49,15 @@ export async function modelAgentHandlers(agents: ModelAgents): Promise<Map<strin
  * step are built the same way.
  */
 export class ModelAgents {
-  readonly #context: ModelAgentsContext;
+  readonly #context: HandlerTypeBase;
   readonly #clients = new Map<string, Promise<ModelClient>>();
   readonly #catalog: PeerCatalog;
 
-  get context(): ModelAgentsContext {
+  get context(): HandlerTypeBase {
     return this.#context;
   }
 
-  constructor(context: ModelAgentsContext) {
+  constructor(context: HandlerTypeBase) {
     this.#context = context;
     this.#catalog = new PeerCatalog(context.node, context.logger.child({ agentId: context.config.agent.value.agent.id }));
   }
@@ -80,7 +65,7 @@ export class ModelAgents {
   /** agentHandler's options for an agent block; a model that does not resolve is a ConfigError at `where`. */
   async optionsFor(capability: AgentHandlerOptions['capability'], block: AgentBlockConfig, messages: AgentHandlerSpec['messages'], where: { file: string; line: number | undefined; field: string }): Promise<AgentHandlerOptions> {
     const context = this.#context;
-    const resolved = resolveModelId(block.model, context.config.agent.value.models ?? []);
+    const resolved = resolveModelId(block.model, modelsOf(context.config));
     if (!resolved.ok) throw new ConfigError(where.file, where.line, where.field, resolved.problem);
     const model = resolved.model;
     if (!this.#clients.has(model.id)) this.#clients.set(model.id, modelClientOf(context, model));
@@ -99,9 +84,31 @@ export class ModelAgents {
   }
 }
 
-async function modelClientOf(context: ModelAgentsContext, model: ModelConfig): Promise<ModelClient> {
+/**
+ * The runner of a workflow's agent steps, built as `type: agent` handlers are: a model that
+ * does not resolve names the step.
+ */
+export function agentStepsOf(agents: ModelAgents): NonNullable<HandlerServices['agentSteps']> {
+  return (capability, loaded) => async (step, given, ctx) => {
+    const workflow = loaded.value;
+    const index = workflow.steps.findIndex((s) => s.name === step.name);
+    // Model names were checked when the file loaded; this names the step again should one not resolve.
+    const where = { file: loaded.file, line: loaded.lineOf(['steps', index, 'agent']), field: `steps[${index}].agent.model` };
+    const options = await agents.optionsFor({ name: capability, description: `Step ${step.name} of workflow ${workflow.name}.` }, step.agent, step.messages, where);
+    const own = step.messages.map((message): ModelMessage => ({ role: message.role, content: agents.context.masker.mask(message.content) }));
+    const result = await modelAgentRunner(options)([...given, ...own], ctx);
+    return { text: result.text, transcript: result.transcript };
+  };
+}
+
+/** agent.yaml's `models:`, none when it has none. */
+export function modelsOf(config: Pick<HandlerTypeBase['config'], 'agent'>): readonly ModelConfig[] {
+  return sectionOf(config, 'models', modelsSectionSchema) ?? [];
+}
+
+async function modelClientOf(context: HandlerTypeBase, model: ModelConfig): Promise<ModelClient> {
   const { config } = context;
-  const index = config.agent.value.models!.indexOf(model);
+  const index = modelsOf(context.config).indexOf(model);
   let apiKey: string | undefined;
   if (model.apiKeyRef !== undefined) {
     try {
@@ -115,11 +122,12 @@ async function modelClientOf(context: ModelAgentsContext, model: ModelConfig): P
   return createModelClient(model, { apiKey });
 }
 
-function toolsetOf(context: ModelAgentsContext, block: AgentBlockConfig, catalog: PeerCatalog): ToolsetFactory {
+function toolsetOf(context: HandlerTypeBase, block: AgentBlockConfig, catalog: PeerCatalog): ToolsetFactory {
   const agent = context.config.agent.value;
-  const selection = new ToolSelection(block.tools?.enabled, agent.tools?.policy ?? {});
-  const bashSettings = agent.tools?.bash;
-  const webSearch = agent.tools?.webSearch;
+  const settings = sectionOf(context.config, 'tools', toolsSectionSchema);
+  const selection = new ToolSelection(block.tools?.enabled, settings?.policy ?? {});
+  const bashSettings = settings?.bash;
+  const webSearch = settings?.webSearch;
   const logger = context.logger.child({ agentId: agent.agent.id });
   return async ({ ctx, memory }) => {
     const tools: Tool[] = [];
@@ -142,7 +150,7 @@ function toolsetOf(context: ModelAgentsContext, block: AgentBlockConfig, catalog
     if (selection.has('patch')) tools.push(patchTool({ extraRoots }));
     if (selection.has('think')) tools.push(thinkTool());
     if (selection.has('read_schema')) {
-      tools.push(readSchemaTool(() => ({ agentId: agent.agent.id, capabilities: context.config.capabilities.value.capabilities, config: { models: (agent.models ?? []).map((m) => m.id), tools: tools.map((t) => t.name) } })));
+      tools.push(readSchemaTool(() => ({ agentId: agent.agent.id, capabilities: context.config.capabilities.value.capabilities, config: { models: modelsOf(context.config).map((m) => m.id), tools: tools.map((t) => t.name) } })));
     }
     if (webSearch && selection.has('web_search')) tools.push(webSearchTool({ endpoint: webSearch.endpoint }));
     for (const { uri, capability } of await catalog.callable((peer, name) => selection.hasPeer(peer, name))) {

@@ -1,15 +1,10 @@
-import { executionMessageOf, modelMessageOf, type ModelMessage } from '../model-agents/index.js';
-import { newMessageId } from '../envelope/index.js';
+import { modelMessageOf, type ModelMessage } from '../model-agents/index.js';
 import { RpcError } from '../errors.js';
 import { HttpRemoteAgent } from '../remote-nodes/http-remote-agent.js';
-import type { ExecutionContext, RemoteNodeResolver } from '../remote-nodes/index.js';
-import { addUsage, NO_USAGE } from '../flow-usage.js';
-import { reportUsage, type HandlerContext } from '../rpc/index.js';
-import { parseTraceparent, TRACEPARENT_HEADER } from '../trace-context.js';
-import type { StepResult, AgentStep } from '../workflows/index.js';
-
-/** Runs an agent step with `worker:` on that worker, from the messages it was `given` (its dependencies'). */
-export type WorkerStepRunner = (step: AgentStep & { readonly worker: string }, given: readonly ModelMessage[], ctx: HandlerContext) => Promise<StepResult>;
+import type { RemoteNodeResolver } from '../remote-nodes/index.js';
+import type { WorkerStepRunner } from '../workflows/index.js';
+import { executionContextOf, reportWorkerUsage } from './execution-context-of.js';
+import { outputText } from './output-text.js';
 
 export interface WorkerStepOptions {
   /** The agent's remote nodes, looked up when the step starts: a node added to the store since is found. */
@@ -39,15 +34,7 @@ export function workerStepRunner(options: WorkerStepOptions): WorkerStepRunner {
     // The last user message travels as the input, which the worker's capability makes its
     // own message; left in the context too, the worker's model would read it twice.
     const sent = last === own.length - 1 ? own.slice(0, last) : own;
-    const traceId = parseTraceparent(ctx.envelope.headers?.[TRACEPARENT_HEADER])?.traceId;
-    const context: ExecutionContext = {
-      ...(traceId ? { traceId } : {}),
-      stepId: newMessageId(),
-      parentStepId: ctx.envelope.messageId,
-      messages: [...given, ...sent].map(executionMessageOf),
-      thoughts: [],
-      usage: [],
-    };
+    const context = executionContextOf(ctx, [...given, ...sent]);
     const before = context.messages.length;
     const timeoutMs = step.timeoutMs;
     // A step allowed longer than one HTTP exchange is run asynchronously and bounded by its own timeout.
@@ -58,16 +45,7 @@ export function workerStepRunner(options: WorkerStepOptions): WorkerStepRunner {
       return { output: outputText(result), messages: context.messages.slice(before).map(modelMessageOf) };
     } finally {
       // What the worker spent counts even when the step failed there: the delta is merged first.
-      const spent = context.usage.reduce(addUsage, NO_USAGE);
-      if (context.usage.length > 0) reportUsage(ctx, spent);
+      reportWorkerUsage(ctx, context);
     }
   };
-}
-
-/** A string result as it is, else its `text` (a model agent's answer), else JSON. */
-function outputText(result: unknown): string {
-  if (typeof result === 'string') return result;
-  const text = (result as { text?: unknown } | null | undefined)?.text;
-  if (typeof text === 'string') return text;
-  return JSON.stringify(result ?? null);
 }
