@@ -8,6 +8,7 @@ import { ConfigError, fieldPath, loadYamlFile, type LoadedYaml } from '../yaml/i
 import { inboxSettingsOf, type InboxSettings } from './inbox-settings.js';
 import { peersFileSchema, type PeersFile } from './peers-file.js';
 import type { Plugins } from './plugins.js';
+import { HANDLER_SECTIONS } from './handler-type.js';
 
 export const CONFIG_FILES = {
   agent: 'agent.yaml',
@@ -69,9 +70,11 @@ function checkAcrossFiles(agent: LoadedYaml<AgentFile>, capabilities: LoadedYaml
     }
     names.add(capability.name);
   });
-  for (const capability of Object.keys(agent.value.handlers)) {
-    if (!names.has(capability)) {
-      throw new ConfigError(agent.file, agent.lineOf(['handlers', capability]), `handlers.${capability}`, `capability ${capability} is not declared in ${CONFIG_FILES.capabilities}`);
+  for (const section of HANDLER_SECTIONS) {
+    for (const capability of Object.keys(agent.value[section])) {
+      if (!names.has(capability)) {
+        throw new ConfigError(agent.file, agent.lineOf([section, capability]), `${section}.${capability}`, `capability ${capability} is not declared in ${CONFIG_FILES.capabilities}`);
+      }
     }
   }
   const auth = agent.value.rpc?.auth;

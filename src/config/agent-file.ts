@@ -45,6 +45,10 @@ export const agentFileSchema = z.strictObject({
     .record(z.string(), z.unknown())
     .default({})
     .describe('Capability → its handler: a module path (relative to this file) whose default export, or export named like the capability, is the handler; or an entry with a `type` (a model agent `type: agent`, docs/agents.md; a workflow `type: workflow`, docs/workflows.md; a remote worker `type: remote-worker`, docs/remote-execution.md).'),
+  events: z
+    .record(z.string(), z.unknown())
+    .default({})
+    .describe('Capability → the handler of the events sent to it (docs/events.md), in the forms `handlers` takes; a capability may have a request handler, an event handler, or both.'),
   limits: z
     .strictObject({
       ...inboxLimitFields,
@@ -167,7 +171,7 @@ export type AgentFile = z.infer<typeof agentFileSchema>;
 
 /**
  * agent.yaml as a process with these plug-ins reads it: the core's sections, each plug-in's
- * sections, and `handlers:` entries of the handler types there are.
+ * sections, and `handlers:` and `events:` entries of the handler types there are.
  */
 export function agentFileSchemaOf(plugins: Plugins): z.ZodType<AgentFile> {
   checkPlugins(plugins, Object.keys(agentFileSchema.shape));
@@ -175,5 +179,6 @@ export function agentFileSchemaOf(plugins: Plugins): z.ZodType<AgentFile> {
   const [first, ...others] = plugins.handlerTypes.map((type) => type.entrySchema);
   const entry = first === undefined ? z.never() : others.length === 0 ? first : z.union([first, ...others]);
   const handlers = z.record(z.string(), entry).default({}).describe(agentFileSchema.shape.handlers.description ?? '');
-  return agentFileSchema.extend({ ...sections, handlers }) as unknown as z.ZodType<AgentFile>;
+  const events = z.record(z.string(), entry).default({}).describe(agentFileSchema.shape.events.description ?? '');
+  return agentFileSchema.extend({ ...sections, handlers, events }) as unknown as z.ZodType<AgentFile>;
 }

@@ -32,9 +32,18 @@ export interface HandlerTypeBase {
  */
 export type HandlerServices = WorkflowStepRunners;
 
-/** What a handler type is given to build its handlers: the base, and the services the types offered. */
+/**
+ * The sections of agent.yaml that name handlers, by capability: `handlers:` those of its
+ * requests, `events:` those of the events sent to it (docs/events.md). Both take the same
+ * entries; a handler type builds the handlers of one section at a time.
+ */
+export const HANDLER_SECTIONS = ['handlers', 'events'] as const;
+export type HandlerSection = (typeof HANDLER_SECTIONS)[number];
+
+/** What a handler type is given to build its handlers: the base, the services the types offered, and the section it builds. */
 export interface HandlerTypeContext extends HandlerTypeBase {
   readonly services: HandlerServices;
+  readonly section: HandlerSection;
 }
 
 /**
@@ -44,12 +53,13 @@ export interface HandlerTypeContext extends HandlerTypeBase {
 export interface HandlerType extends HandlerEntryContribution {
   /** Services this type offers the others; asked of every type before any builds its handlers. */
   services?(context: HandlerTypeBase): Promise<HandlerServices> | HandlerServices;
+  /** The handlers of its entries in `context.section`, by capability. */
   handlers(context: HandlerTypeContext): Promise<ReadonlyMap<string, Handler>> | ReadonlyMap<string, Handler>;
 }
 
-/** agent.yaml's `handlers:` entries of one type (`type: <type>`), as its schema parsed them when the files loaded. */
-export function handlerEntriesOf<S extends z.ZodType>(config: Pick<AgentConfig, 'agent'>, type: string, _schema: S): Array<[capability: string, entry: z.output<S>]> {
-  return Object.entries(config.agent.value.handlers).filter((pair): pair is [string, z.output<S>] => {
+/** agent.yaml's entries of one type (`type: <type>`) in one section, as its schema parsed them when the files loaded. */
+export function handlerEntriesOf<S extends z.ZodType>(config: Pick<AgentConfig, 'agent'>, type: string, _schema: S, section: HandlerSection): Array<[capability: string, entry: z.output<S>]> {
+  return Object.entries(config.agent.value[section]).filter((pair): pair is [string, z.output<S>] => {
     const entry = pair[1];
     return typeof entry === 'object' && entry !== null && (entry as { type?: unknown }).type === type;
   });

@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import type { AgentFile, HandlerType } from '../config/index.js';
+import type { AgentFile, HandlerSection, HandlerType } from '../config/index.js';
 import type { Handler } from '../rpc/index.js';
 import { ConfigError, type LoadedYaml } from '../yaml/index.js';
 
@@ -10,12 +10,12 @@ import { ConfigError, type LoadedYaml } from '../yaml/index.js';
  * relative to agent.yaml). The module's default export, or its export named like the
  * capability, must be a function.
  */
-export async function handlersFromConfig(agent: LoadedYaml<AgentFile>, baseDir: string): Promise<Map<string, Handler>> {
+export async function handlersFromConfig(agent: LoadedYaml<AgentFile>, baseDir: string, section: HandlerSection = 'handlers'): Promise<Map<string, Handler>> {
   const handlers = new Map<string, Handler>();
-  for (const [capability, modulePath] of Object.entries(agent.value.handlers)) {
+  for (const [capability, modulePath] of Object.entries(agent.value[section])) {
     // Entries with a `type` are other handler types'.
     if (typeof modulePath !== 'string') continue;
-    const fail = (problem: string): ConfigError => new ConfigError(agent.file, agent.lineOf(['handlers', capability]), `handlers.${capability}`, problem);
+    const fail = (problem: string): ConfigError => new ConfigError(agent.file, agent.lineOf([section, capability]), `${section}.${capability}`, problem);
     const file = isAbsolute(modulePath) ? modulePath : resolve(baseDir, modulePath);
     let module: Record<string, unknown>;
     try {
@@ -34,5 +34,5 @@ export async function handlersFromConfig(agent: LoadedYaml<AgentFile>, baseDir: 
 export const moduleHandlerType: HandlerType = {
   name: 'module',
   entrySchema: z.string().min(1).describe('A module path, relative to agent.yaml, whose default export or export named like the capability is the handler.'),
-  handlers: ({ config }) => handlersFromConfig(config.agent, config.dir),
+  handlers: ({ config, section }) => handlersFromConfig(config.agent, config.dir, section),
 };

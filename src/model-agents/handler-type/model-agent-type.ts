@@ -1,4 +1,4 @@
-import { handlerEntriesOf, type AgentConfig, type HandlerType, type HandlerTypeBase } from '../../config/index.js';
+import { HANDLER_SECTIONS, handlerEntriesOf, type AgentConfig, type HandlerType, type HandlerTypeBase } from '../../config/index.js';
 import type { AgentNode } from '../../rpc/agent-node.js';
 import { ConfigError } from '../../yaml/index.js';
 import { agentHandlerSchema, modelAgentSections, resolveModelId } from '../index.js';
@@ -14,7 +14,7 @@ export const modelAgentHandlerType: HandlerType = {
   entrySchema: agentHandlerSchema,
   check: checkModels,
   services: (context) => ({ agentSteps: agentStepsOf(modelAgentsOf(context)) }),
-  handlers: (context) => modelAgentHandlers(modelAgentsOf(context)),
+  handlers: (context) => modelAgentHandlers(modelAgentsOf(context), context.section),
 };
 
 // One ModelAgents per node, so its handlers and the workflows' agent steps share one client per model.
@@ -29,11 +29,13 @@ function modelAgentsOf(context: HandlerTypeBase): ModelAgents {
 /** A model agent's model must resolve when the files load, never at its first call. */
 function checkModels(config: AgentConfig): void {
   const { agent } = config;
-  for (const [capability, entry] of handlerEntriesOf(config, 'agent', agentHandlerSchema)) {
-    const model = entry.agent.model;
-    const resolved = resolveModelId(model, modelsOf(config));
-    if (resolved.ok) continue;
-    const path = model === undefined ? ['handlers', capability] : ['handlers', capability, 'agent', 'model'];
-    throw new ConfigError(agent.file, agent.lineOf(path), path.join('.'), resolved.problem);
+  for (const section of HANDLER_SECTIONS) {
+    for (const [capability, entry] of handlerEntriesOf(config, 'agent', agentHandlerSchema, section)) {
+      const model = entry.agent.model;
+      const resolved = resolveModelId(model, modelsOf(config));
+      if (resolved.ok) continue;
+      const path = model === undefined ? [section, capability] : [section, capability, 'agent', 'model'];
+      throw new ConfigError(agent.file, agent.lineOf(path), path.join('.'), resolved.problem);
+    }
   }
 }

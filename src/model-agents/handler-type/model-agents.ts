@@ -1,4 +1,4 @@
-import { dataDirOf, handlerEntriesOf, sectionOf, type HandlerServices, type HandlerTypeBase } from '../../config/index.js';
+import { dataDirOf, handlerEntriesOf, sectionOf, type HandlerSection, type HandlerServices, type HandlerTypeBase } from '../../config/index.js';
 import type { Handler } from '../../rpc/index.js';
 import { ConfigError } from '../../yaml/index.js';
 import { agentHandler, modelAgentRunner, type AgentHandlerOptions, type AgentHandlerSpec, type ToolsetFactory } from '../agent-handler.js';
@@ -30,14 +30,14 @@ import { patchTool } from '../tools/patch-tool.js';
 // Allowing everything and asking about nothing: a handler without bashPolicy trusts the policy's defaults.
 const OPEN_POLICY: BashPolicy = { defaultBehavior: 'allow', denyBehavior: 'hitl', rules: [] };
 
-/** The handlers of agent.yaml's `type: agent` entries, each with its model client and tool set. */
-export async function modelAgentHandlers(agents: ModelAgents): Promise<Map<string, Handler>> {
+/** The handlers of agent.yaml's `type: agent` entries in `section`, each with its model client and tool set. */
+export async function modelAgentHandlers(agents: ModelAgents, section: HandlerSection): Promise<Map<string, Handler>> {
   const { config } = agents.context;
   const handlers = new Map<string, Handler>();
-  for (const [capabilityName, entry] of handlerEntriesOf(config, 'agent', agentHandlerSchema)) {
+  for (const [capabilityName, entry] of handlerEntriesOf(config, 'agent', agentHandlerSchema, section)) {
     const capability = config.capabilities.value.capabilities.find((c) => c.name === capabilityName)!;
     // Checked when the files loaded (loadAgentConfig); resolved again here for the entry itself.
-    const where = { file: config.agent.file, line: config.agent.lineOf(['handlers', capabilityName]), field: `handlers.${capabilityName}.agent.model` };
+    const where = { file: config.agent.file, line: config.agent.lineOf([section, capabilityName]), field: `${section}.${capabilityName}.agent.model` };
     handlers.set(capabilityName, agentHandler(await agents.optionsFor(capability, entry.agent, entry.messages, where)));
   }
   return handlers;

@@ -1,4 +1,4 @@
-import { handlerEntriesOf, type AgentConfig, type HandlerType, type HandlerTypeBase } from '../../config/index.js';
+import { HANDLER_SECTIONS, handlerEntriesOf, type AgentConfig, type HandlerType, type HandlerTypeBase } from '../../config/index.js';
 import { mergedResolver, type RemoteNodeResolver } from '../../remote-nodes/index.js';
 import { remoteNodesFromConfig } from '../../remote-nodes/remote-nodes-config.js';
 import type { AgentNode } from '../../rpc/agent-node.js';
@@ -20,7 +20,7 @@ export const remoteWorkerHandlerType: HandlerType = {
   },
   async handlers(context) {
     const handlers = new Map<string, Handler>();
-    const entries = handlerEntriesOf(context.config, 'remote-worker', remoteWorkerHandlerSchema);
+    const entries = handlerEntriesOf(context.config, 'remote-worker', remoteWorkerHandlerSchema, context.section);
     if (entries.length === 0) return handlers;
     // Checked when the files loaded: the worker is one of agent.yaml's remoteNodes.
     const remoteNodes = (await workerNodesOf(context))!;
@@ -35,10 +35,12 @@ export const remoteWorkerHandlerType: HandlerType = {
 function checkWorkers(config: AgentConfig): void {
   const { agent } = config;
   const names = (agent.value.remoteNodes ?? []).map((node) => node.name);
-  for (const [capability, entry] of handlerEntriesOf(config, 'remote-worker', remoteWorkerHandlerSchema)) {
-    if (names.includes(entry.worker)) continue;
-    const known = names.length === 0 ? 'no remoteNodes are configured' : `the remote nodes are ${names.join(', ')}`;
-    throw new ConfigError(agent.file, agent.lineOf(['handlers', capability, 'worker']), `handlers.${capability}.worker`, `${entry.worker} is not a remote node: ${known}`);
+  for (const section of HANDLER_SECTIONS) {
+    for (const [capability, entry] of handlerEntriesOf(config, 'remote-worker', remoteWorkerHandlerSchema, section)) {
+      if (names.includes(entry.worker)) continue;
+      const known = names.length === 0 ? 'no remoteNodes are configured' : `the remote nodes are ${names.join(', ')}`;
+      throw new ConfigError(agent.file, agent.lineOf([section, capability, 'worker']), `${section}.${capability}.worker`, `${entry.worker} is not a remote node: ${known}`);
+    }
   }
 }
 

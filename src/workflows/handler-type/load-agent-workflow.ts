@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { handlerEntriesOf, sectionOf, type AgentFile } from '../../config/index.js';
+import { handlerEntriesOf, sectionOf, type AgentFile, type HandlerSection } from '../../config/index.js';
 import { modelsSectionSchema, resolveModelId } from '../../model-agents/index.js';
 import { ConfigError, type LoadedYaml } from '../../yaml/index.js';
 import { loadWorkflowFile, type LoadedWorkflow } from '../index.js';
@@ -31,13 +31,13 @@ export async function loadAgentWorkflow(agent: LoadedYaml<AgentFile>, file: stri
   return loaded;
 }
 
-/** The workflows agent.yaml serves as capabilities (`type: workflow`), loaded and checked, by capability. */
-export async function loadWorkflowHandlers(agent: LoadedYaml<AgentFile>, env: NodeJS.ProcessEnv): Promise<Map<string, LoadedWorkflow>> {
+/** The workflows agent.yaml runs for a section's capabilities (`type: workflow`), loaded and checked, by capability. */
+export async function loadWorkflowHandlers(agent: LoadedYaml<AgentFile>, env: NodeJS.ProcessEnv, section: HandlerSection): Promise<Map<string, LoadedWorkflow>> {
   const workflows = new Map<string, LoadedWorkflow>();
-  for (const [capability, entry] of handlerEntriesOf({ agent }, 'workflow', workflowHandlerSchema)) {
+  for (const [capability, entry] of handlerEntriesOf({ agent }, 'workflow', workflowHandlerSchema, section)) {
     const file = isAbsolute(entry.file) ? entry.file : resolve(dirname(agent.file), entry.file);
     // A missing file is agent.yaml's mistake: point at the line that names it.
-    if (!existsSync(file)) throw new ConfigError(agent.file, agent.lineOf(['handlers', capability, 'file']), `handlers.${capability}.file`, `${file} does not exist`);
+    if (!existsSync(file)) throw new ConfigError(agent.file, agent.lineOf([section, capability, 'file']), `${section}.${capability}.file`, `${file} does not exist`);
     workflows.set(capability, await loadAgentWorkflow(agent, file, { env }));
   }
   return workflows;
