@@ -3,8 +3,9 @@ export { CONFIG_FILES, dataDirOf, loadAgentConfig, type AgentConfig } from './ag
 export { workflowHandlerSchema, type AgentFile } from './agent-file.js';
 export { sectionOf, type ConfigContribution, type ConfigShape, type HandlerEntryContribution, type Plugins } from './plugins.js';
 export { buildReceiverAuth } from './build-auth.js';
+export { defaultCapabilityOf } from './default-capability.js';
+export type { AgentWiring, FrontDoorPlugin, FrontDoorProcess, OpenFrontDoor, ServedAgent } from './front-door-plugin.js';
 export { capabilitiesFileSchema, type CapabilityConfig } from './capabilities-file.js';
-export { flowsConfigSchema, type FlowsConfig } from './flows-config.js';
 export { routeRequestsTopic, toPeerEntries } from './peers-file.js';
 export { DEFAULT_TRACING_ENDPOINTS, type TracingConfig } from './tracing-config.js';
 export type { TransportsConfig } from './transports-config.js';

@@ -1,5 +1,5 @@
-import type { Plugins } from '../config/index.js';
+import type { FrontDoorPlugin, Plugins } from '../config/index.js';
 import type { HandlerType } from './handler-types.js';
 
 /** The plug-ins a daemon runs with: transports, front doors and handler types, each list one line per plug-in. */
-export type DaemonPlugins = Plugins<Plugins['frontDoors'][number], HandlerType>;
+export type DaemonPlugins = Plugins<FrontDoorPlugin, HandlerType>;

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { alias, seconds } from '../../src/yaml/aliases.js';
-import { agentFileSchema } from '../../src/config/agent-file.js';
+import { agentFileSchemaOf } from '../../src/config/agent-file.js';
+import { builtinPlugins } from '../../transports/plugins.js';
+
+/** agent.yaml with the built-in plug-ins' sections (session, remoteNodeStore...). */
+const agentFileSchema = agentFileSchemaOf(builtinPlugins);
 import { ConfigError } from '../../src/yaml/config-error.js';
 import { parseYaml } from '../../src/yaml/load-yaml.js';
 
@@ -35,11 +39,11 @@ function configError(text: string): ConfigError {
 describe('config - aliases', () => {
   it('config - snake_case aliases load as the camelCase fields; secret references stay unexpanded', () => {
     const loaded = parseYaml('/etc/agent-rpc/agent.yaml', snakeCase, agentFileSchema, { env });
-    expect(loaded.value.session).toEqual({ maxPerUser: 5 });
+    expect((loaded.value as Record<string, unknown>).session).toEqual({ maxPerUser: 5 });
     expect(loaded.value.remoteNodes).toEqual([
       { name: 'farm', description: '', apiBaseUrl: 'https://farm.example', authType: 'token', authTokenRef: '${env:FARM_TOKEN}', skipTlsVerify: true, timeout: 300_000 },
     ]);
-    expect(loaded.value.remoteNodeStore).toEqual({ keyRef: '${env:NODE_STORE_KEY}' });
+    expect((loaded.value as Record<string, unknown>).remoteNodeStore).toEqual({ keyRef: '${env:NODE_STORE_KEY}' });
     expect(loaded.lineOf(['remoteNodes', 0, 'authTokenRef'])).toBe(10);
     expect(loaded.lineOf(['session', 'maxPerUser'])).toBe(5);
   });

@@ -1,10 +1,10 @@
-import { agentFileSchema } from '../../src/config/agent-file.js';
+import { agentFileSchemaOf } from '../../src/config/agent-file.js';
 import { capabilitiesFileSchema } from '../../src/config/capabilities-file.js';
 import { eventSourcesFileSchema, eventSourcesListSchema } from '../../src/config/event-sources-file.js';
 import { peersFileSchema } from '../../src/config/peers-file.js';
 import { transportsListSchema } from '../../src/config/transports-list.js';
 import { workflowSchema } from '../../src/workflows/workflow-schema.js';
-import { builtinTransports } from '../../transports/plugins.js';
+import { builtinPlugins, builtinTransports } from '../../transports/plugins.js';
 import type { ConfigReferenceInputs, TransportDoc } from './render-config-reference.js';
 
 /** Each transport plug-in's capabilities.yaml block and rpc-peers.yaml route fields. */
@@ -16,7 +16,7 @@ function transportDocs(): TransportDoc[] {
 export function configReferenceInputs(): ConfigReferenceInputs {
   return {
     files: [
-      { file: 'agent.yaml', required: true, summary: 'Who the agent is, what it may do, and how it runs.', schema: agentFileSchema },
+      { file: 'agent.yaml', required: true, summary: 'Who the agent is, what it may do, and how it runs.', schema: agentFileSchemaOf(builtinPlugins) },
       {
         file: 'capabilities.yaml',
         required: true,
