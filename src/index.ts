@@ -11,7 +11,7 @@ export { AgentNode, type AgentNodeOptions } from './rpc/agent-node.js';
 export { DEFAULT_TIMEOUT_MS, MAX_TIMEOUT_MS, type RequestAgentOptions } from './rpc/request-agent.js';
 export type { RetryOptions } from './rpc/sync-call.js';
 export { CALL_MODES, CALL_STATUSES, type CallMode, type CallResult, type CallStatus } from './call-result.js';
-export type { Handler, HandlerContext, HandlerResult, RespondOptions } from './rpc/handler.js';
+export type { EventContext, EventHandler, Handler, HandlerContext, HandlerResult, RespondOptions } from './rpc/handler.js';
 export { checkFlowBudget, reportUsage, tracingOf, usageOf } from './rpc/handler-features.js';
 export type { CallSender, HandlerInvoker, Middleware, OutgoingCall } from './rpc/middleware.js';
 export type { ResponsePayload } from './rpc/response-payload.js';

@@ -1,5 +1,5 @@
 import type { RemoteNodeResolver } from '../remote-nodes/index.js';
-import { roleCan } from '../auth/index.js';
+import { roleCan } from '../auth/roles.js';
 import { eligibleRemoteNodes } from './remote-agent-tool.js';
 import { defineTool, permissionDenied, type Tool } from './tool.js';
 

@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { positiveInteger } from '../check-integer.js';
-import { isAgentId } from '../envelope/index.js';
+import { isAgentId } from '../envelope/schema.js';
 
 /** How much memory an agent loads at most: enough for notes, not enough to crowd out the task. */
 export const MAX_MEMORY_CHARS = 64 * 1024;

@@ -1,6 +1,6 @@
 import { toRpcError } from '../errors.js';
 import type { RemoteNode, RemoteNodeResolver, RemoteSessionRunner } from '../remote-nodes/index.js';
-import { roleCan } from '../auth/index.js';
+import { roleCan } from '../auth/roles.js';
 import { defineTool, permissionDenied, type Tool, type ToolParameters } from './tool.js';
 
 export const REMOTE_AGENT = 'remote_agent';

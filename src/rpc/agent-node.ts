@@ -14,7 +14,7 @@ import { positiveInteger } from '../check-integer.js';
 import { RpcTracing } from '../observability/tracing/rpc-tracing.js';
 import { formatReplyTo, type RpcTransport, type Subscription, type TransportKind } from '../transport.js';
 import type { CallResult } from '../call-result.js';
-import type { Handler } from './handler.js';
+import type { EventHandler, Handler } from './handler.js';
 import { Inbox } from './inbox.js';
 import { builtinHandlers } from './builtin-capabilities.js';
 import { LocalBus, type LocalBusEventName, type LocalBusEvents } from './local-bus.js';
@@ -50,6 +50,7 @@ export class AgentNode {
   readonly #inbound: InboundPort;
   /** Each capability's handler inside the node's middleware, composed when it is registered. */
   private readonly invokers = new Map<string, HandlerInvoker>();
+  private readonly eventInvokers = new Map<string, HandlerInvoker>();
   private readonly middleware: readonly Middleware[];
   private readonly inbox: Inbox;
   private readonly requestSubscriptions: Subscription[] = [];
@@ -126,7 +127,7 @@ export class AgentNode {
     const times = options.stageTimes;
     this.middleware = nodeMiddleware(this.#core, checkMiddleware(options.middleware));
     Object.assign(this.#core.outgoing, buildPipeline(this.#core, this.middleware, times));
-    this.inbox = new Inbox(this.#core, this.invokers, times);
+    this.inbox = new Inbox(this.#core, { requests: this.invokers, events: this.eventInvokers }, times);
     this.connections = new ConnectionWatch(this.#core.registry, this.#core.limits.connectionLossGraceMs, logger);
     this.#inbound = createInboundPort(this.#core, this.inbox, () => this.state === 'running');
     for (const [capability, handler] of builtinHandlers(uri, instanceId, options.capabilities ?? [], Date.now(), (id) => this.requeueDlq(id))) this.register(capability, handler);
@@ -184,6 +185,25 @@ export class AgentNode {
     if (typeof handler !== 'function') throw new TypeError(`handle: handler for ${capability} must be a function`);
     if (this.invokers.has(capability)) throw new TypeError(`handle: ${capability} already has a handler`);
     this.register(capability, handler as Handler);
+    return this;
+  }
+
+  /**
+   * Registers the handler of the events sent to a capability (a capability may have a
+   * request handler, an event handler, or both). An event with a handler gets what a request
+   * gets — dedupe, guard, auth, input schema, retries, DLQ, audit, metrics, spans, flow
+   * records — and is also emitted on the local bus (`agent.rpc.event`), as every event is.
+   */
+  handleEvents<I = unknown>(capability: string, handler: EventHandler<I>): this {
+    if (typeof capability !== 'string' || capability.length === 0) throw new TypeError('handleEvents: capability must be a non-empty string');
+    if (typeof handler !== 'function') throw new TypeError(`handleEvents: handler for ${capability} must be a function`);
+    if (this.eventInvokers.has(capability)) throw new TypeError(`handleEvents: ${capability} already has an event handler`);
+    // The run's answer to an event is no reply at all: what the handler returns is dropped.
+    const asHandler: Handler = async (payload, ctx) => {
+      await handler(payload as I, ctx);
+      return undefined;
+    };
+    this.eventInvokers.set(capability, pipelineHandler(this.#core, this.middleware, capability, asHandler));
     return this;
   }
 

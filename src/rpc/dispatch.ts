@@ -113,7 +113,8 @@ class HandlerRun implements ContextActions {
       // The slack covers a deadline timer that fired while the clock still read a few ms before it.
       const expired = envelope.deadline !== undefined && envelope.deadline <= core.clock.now() + DEADLINE_SLACK_MS;
       if (thrown.retriable && !cancelled && !expired && receipt.mayRetry) return this.retry();
-      if (thrown.retriable && !cancelled) {
+      // A failed event has nobody to tell: the DLQ keeps it, whatever the error.
+      if ((thrown.retriable || envelope.kind === 'event') && !cancelled) {
         return receipt.deadLetter({ kind: 'handler-failed', reason: thrown.code, detail: thrown.message, error: thrown.toWire() }).then(() => this.answerWith({ error: thrown.toWire(), ok: false }));
       }
       return this.answerWith({ error: thrown.toWire(), ok: false });

@@ -46,6 +46,13 @@ export interface HandlerContext {
   /** Calls another agent from this handler: the call joins this request's flow (see AgentNode.requestAgent). */
   requestAgent<O = unknown>(options: RequestAgentOptions): Promise<CallResult<O>>;
   /**
+   * Publishes an event to `to`'s `capability`: a fire-and-forget call that joins this
+   * request's flow (correlationId, causedBy, guard), checked by the same permission rules
+   * and signed like a call. Resolves once the event is published; rejects with the RpcError
+   * of a refusal (permission, guard, schema, transport).
+   */
+  emit(to: string, capability: string, payload: unknown): Promise<void>;
+  /**
    * Asks before an action. In a safe-mode session the prompt waits in the session until it
    * is answered; without safe mode it is approved at once. A request that came over a broker
    * asks its caller, up the chain, until a session or a caller's `onApproval` answers it;
@@ -61,6 +68,17 @@ export interface HandlerContext {
 }
 
 export type Handler<I = unknown, O = unknown> = (input: I, ctx: HandlerContext) => O | Promise<O>;
+
+/** What an event handler is given: a handler's context without `respond`, since an event has no caller waiting for an answer. */
+export type EventContext = Omit<HandlerContext, 'respond'>;
+
+/**
+ * Handles the events sent to a capability (`mode: 'fire-and-forget'`, `ctx.emit`, `agent-rpc
+ * emit`). Its promise settles the delivery: resolved, the event is done; rejected with a
+ * retriable error, it is delivered again (up to the node's attempts); otherwise, or once
+ * attempts run out, the event is dead-lettered as `handler-failed`.
+ */
+export type EventHandler<I = unknown> = (payload: I, ctx: EventContext) => void | Promise<void>;
 
 export function toWireError(error: Extract<HandlerResult, { ok: false }>['error']): WireError {
   const wire: WireError = { code: error.code, message: error.message, retriable: error.retriable ?? false };

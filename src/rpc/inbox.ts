@@ -2,10 +2,9 @@ import type { AgentRpcEnvelope } from '../envelope/index.js';
 import { RpcError } from '../errors.js';
 import { isPromise } from '../maybe-promise.js';
 import type { Delivery } from '../transport.js';
-import type { HandlerInvoker } from './middleware.js';
 import type { InboxCore } from './node-core.js';
 import { Receipt, type DeliverySource } from './receipt.js';
-import { receiveStages, type ReceiveStage } from './receive-stages.js';
+import { receiveStages, type Invokers, type ReceiveStage } from './receive-stages.js';
 import { runStages, timedStages, type StageTimes } from './stage-runner.js';
 
 /**
@@ -21,7 +20,7 @@ export class Inbox {
 
   constructor(
     private readonly core: InboxCore,
-    invokers: ReadonlyMap<string, HandlerInvoker>,
+    invokers: Invokers,
     times?: StageTimes,
   ) {
     const stages = receiveStages(core, invokers);

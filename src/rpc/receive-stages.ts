@@ -16,13 +16,19 @@ import { verifyStage } from './verify-stage.js';
 
 export type ReceiveStage = Stage<Receipt>;
 
+/** The node's handlers by capability: of its requests, and of its events. */
+export interface Invokers {
+  readonly requests: ReadonlyMap<string, HandlerInvoker>;
+  readonly events: ReadonlyMap<string, HandlerInvoker>;
+}
+
 /**
  * The receive path as the ordered list of stages a node runs on every delivery, assembled
  * once from what the node has on: the process span only with a tracer, the shared guard
  * only with a shared guard store, the input schema check only where capabilities publish schemas.
  * Every stage either hands the receipt on (`true`) or ends the delivery through it.
  */
-export function receiveStages(core: InboxCore, invokers: ReadonlyMap<string, HandlerInvoker>): ReceiveStage[] {
+export function receiveStages(core: InboxCore, invokers: Invokers): ReceiveStage[] {
   const slots = new Semaphore(core.limits.concurrency);
   const stages: (ReceiveStage | false)[] = [
     { name: 'decode', run: (r) => decode(core, r) },
@@ -35,8 +41,8 @@ export function receiveStages(core: InboxCore, invokers: ReadonlyMap<string, Han
     { name: 'guard', run: (r) => guard(core, r) },
     core.guard.store !== undefined && { name: 'guard-shared', run: (r) => guardShared(core, r) },
     { name: 'deadline', run: (r) => deadline(core, r) },
-    { name: 'event', run: (r) => (r.request.kind === 'event' ? event(core, r) : true) },
-    { name: 'capability', run: (r) => capability(core, invokers, r) },
+    { name: 'event', run: (r) => (r.request.kind === 'event' ? event(core, invokers.events, r) : true) },
+    { name: 'capability', run: (r) => capability(core, invokers.requests, r) },
     core.schemas.hasInputSchemas && { name: 'input-schema', run: (r) => inputSchema(core, r) },
     { name: 'dispatch', run: (r) => dispatch(core, slots, r) },
   ];
@@ -136,19 +142,26 @@ function deadline(core: InboxCore, r: Receipt): true | Promise<void> {
   return r.refuse({ kind: 'deadline-expired', reason: 'deadline-expired', error });
 }
 
-/** An event: `$cancel` aborts the request it names; every other event goes to the local bus. */
-function event(core: InboxCore, r: Receipt): Promise<void> | void {
+/**
+ * An event: `$cancel` aborts the request it names; every other event goes to the local bus
+ * and, where its capability has an event handler, on through the input schema check to that
+ * handler, like a request.
+ */
+function event(core: InboxCore, handlers: ReadonlyMap<string, HandlerInvoker>, r: Receipt): true | Promise<void> | void {
   const envelope = r.request;
   if (envelope.capability === CANCEL_CAPABILITY) {
     const requestId = cancelledRequestId(envelope);
     if (requestId !== undefined) core.cancellations.cancel(requestId, `by ${envelope.from}`, envelope.from);
-  } else {
-    core.bus.emit('agent.rpc.event', { envelope });
+    return r.answer(undefined);
   }
-  return r.answer(undefined);
+  core.bus.emit('agent.rpc.event', { envelope });
+  r.invoke = handlers.get(envelope.capability);
+  return r.invoke ? true : r.answer(undefined);
 }
 
 function capability(core: InboxCore, invokers: ReadonlyMap<string, HandlerInvoker>, r: Receipt): true | Promise<void> {
+  // An event's handler was found by the event stage.
+  if (r.invoke) return true;
   const { capability } = r.request;
   r.invoke = invokers.get(capability);
   if (r.invoke) return true;

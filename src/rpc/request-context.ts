@@ -1,4 +1,5 @@
 import type { AgentRpcEnvelope } from '../envelope/index.js';
+import { RpcError } from '../errors.js';
 import type { CallResult } from '../call-result.js';
 import type { HandlerContext, HandlerResult, RespondOptions } from './handler.js';
 import type { InboxCore } from './node-core.js';
@@ -52,6 +53,7 @@ export class RequestContext implements HandlerContext {
   #respond: HandlerContext['respond'] | undefined;
   #requestAgent: HandlerContext['requestAgent'] | undefined;
   #requestApproval: HandlerContext['requestApproval'] | undefined;
+  #emit: HandlerContext['emit'] | undefined;
   #logger: HandlerContext['logger'] | undefined;
 
   constructor(
@@ -80,6 +82,13 @@ export class RequestContext implements HandlerContext {
 
   get requestAgent(): HandlerContext['requestAgent'] {
     return (this.#requestAgent ??= <O>(options: RequestAgentOptions): Promise<CallResult<O>> => requestAgent<O>(this.#core, options, this.envelope, this.requestApproval));
+  }
+
+  get emit(): HandlerContext['emit'] {
+    return (this.#emit ??= async (to, capability, payload) => {
+      const result = await this.requestAgent({ to, capability, payload, mode: 'fire-and-forget' });
+      if (result.status !== 'ok') throw result.error ?? new RpcError('EAGENTRPC_PUBLISH_FAILED', `event ${capability} to ${to} ended ${result.status}`);
+    });
   }
 
   get signal(): AbortSignal {

@@ -128,6 +128,7 @@ function stepContext(ctx: HandlerContext, step: string, signal: AbortSignal, spe
     logger,
     // A step is part of the request's answer, never its own: only the workflow responds.
     respond: () => Promise.reject(new TypeError(`step ${step} cannot respond to the request`)),
+    emit: (to, capability, payload) => ctx.emit(to, capability, payload),
     requestAgent: async (call) => {
       const result = await ctx.requestAgent({ ...call, signal: call.signal ?? signal });
       if (result.usage) spend(result.usage);

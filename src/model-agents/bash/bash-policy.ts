@@ -1,6 +1,6 @@
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
-import { alias } from '../../yaml/index.js';
+import { alias } from '../../yaml/aliases.js';
 import { parseCommandLine } from './command-line.js';
 import { writesInside } from './write-target.js';
 

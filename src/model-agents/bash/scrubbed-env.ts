@@ -1,4 +1,4 @@
-import { isSecretName } from '../../secrets/index.js';
+import { isSecretName } from '../../secrets/secret-masker.js';
 
 export interface ScrubbedEnvOptions {
   /** Names kept even when they look secret (e.g. a deliberately shared `NPM_TOKEN`). */

@@ -1,6 +1,6 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { roleCan } from '../../auth/index.js';
+import { roleCan } from '../../auth/roles.js';
 import { defineTool, permissionDenied, type Tool } from '../tool.js';
 import { planPatch, type PatchPlan, type PlannedChange } from './patch-plan.js';
 import { allowedRoots, resolveInside, type ExtraRoots } from './workspace-path.js';

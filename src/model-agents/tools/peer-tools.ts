@@ -1,5 +1,6 @@
 import type { CallResult } from '../../call-result.js';
-import { outsideDispatch, type CapabilitySchema } from '../../rpc/index.js';
+import { outsideDispatch } from '../../rpc/flow-context.js';
+import type { CapabilitySchema } from '../../rpc/index.js';
 import type { AgentNode } from '../../rpc/agent-node.js';
 import type { Logger } from '../../logger.js';
 import type { Tool, ToolParameters, ToolResult } from '../tool.js';
