@@ -32,7 +32,7 @@ export const LAYERS = [
   {
     layer: 'features',
     why: 'what a node can host or do beyond plain calls; the transport plug-in interface',
-    units: [['src/flow-recording/', 'src/remote-nodes/'], ['src/transport-plugin.ts', 'src/model-agents/', 'src/sessions/'], ['src/workflows/', 'src/testing/']],
+    units: [['src/flow-recording/', 'src/remote-nodes/'], ['src/a2a/', 'src/remote-execution/'], ['src/transport-plugin.ts', 'src/model-agents/', 'src/sessions/'], ['src/workflows/', 'src/testing/']],
   },
   { layer: 'config', why: 'the YAML files, composed from the features’ schemas', units: [['src/config/'], ['src/codegen/']] },
   {
