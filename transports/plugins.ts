@@ -1,5 +1,5 @@
 import type { TransportPlugin } from '../src/transport-plugin.js';
-import { builtinHandlerTypes, type DaemonPlugins } from '../src/runtime/index.js';
+import { builtinFrontDoors, builtinHandlerTypes, type DaemonPlugins } from '../src/runtime/index.js';
 import { a2aTransportPlugin } from './a2a/index.js';
 import { amqpTransportPlugin } from './amqp/index.js';
 import { httpTransportPlugin } from './http/index.js';
@@ -25,4 +25,4 @@ export const builtinTransports: readonly TransportPlugin[] = [
 ];
 
 /** Everything `agent-rpc` is built with: these transports, the front doors and the handler types (`startDaemon(dir, builtinPlugins)`). */
-export const builtinPlugins: DaemonPlugins = { transports: builtinTransports, frontDoors: [], handlerTypes: builtinHandlerTypes };
+export const builtinPlugins: DaemonPlugins = { transports: builtinTransports, frontDoors: builtinFrontDoors, handlerTypes: builtinHandlerTypes };

@@ -4,9 +4,8 @@ import { tracingConfigSchema } from './tracing-config.js';
 import { alias } from '../yaml/index.js';
 import { receiverAuthSchema } from './auth-config.js';
 import { inboxLimitFields } from './inbox-fields.js';
-import { flowsConfigSchema } from './flows-config.js';
 import { auditConfigSchema, dlqConfigSchema } from './retention-config.js';
-import { remoteNodesConfigSchema, remoteNodeStoreConfigSchema } from '../remote-nodes/remote-nodes-config.js';
+import { remoteNodesConfigSchema } from '../remote-nodes/remote-nodes-config.js';
 import { checkPlugins, type Plugins } from './plugins.js';
 
 // A port may come from `${env:PORT}`, which expands to a string.
@@ -113,7 +112,6 @@ export const agentFileSchema = z.strictObject({
     })
     .optional()
     .describe("The process's HTTP server; only the first agent's block of a process counts."),
-  flows: flowsConfigSchema.optional().describe("The flow pages (/flows) and the fleet's flows topic (docs/observability.md); only the first agent's `record`, `view`, `retain` and `sampleRatio` count."),
   api: z
     .strictObject({
       tokens: z
@@ -129,40 +127,7 @@ export const agentFileSchema = z.strictObject({
     })
     .optional()
     .describe("The node's HTTP API (sessions, remote nodes)."),
-  session: z
-    .strictObject({
-      capability: z.string().min(1).optional().describe('The capability a session created with a plain `message` calls, with payload `{message}`.'),
-      maxPerUser: alias(z.int().min(1).default(100).describe("Sessions kept per user (the oldest finished ones go first); running ones above it are refused with 429."), 'max_per_user'),
-      timeoutMs: alias(z.int().min(1).optional().describe("Deadline of a plain-message session's request: at it the session ends failed with EAGENTRPC_TIMEOUT, whether the handler stops or not. Default 300,000 (5 minutes)."), 'timeout_ms'),
-    })
-    .optional()
-    .describe('Remote sessions served by this node (docs/sessions.md).'),
-  execute: z
-    .strictObject({
-      connections: z
-        .record(
-          z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 characters of [A-Za-z0-9_.-]'),
-          z.strictObject({ urlRef: z.string().min(1).describe('A secret reference to the connection URL (`${env:REDIS_URL}`), credentials included.') }),
-        )
-        .default({})
-        .describe("What a component's `connection_ref` names; the credentials stay on this worker and never travel."),
-      maxBodyBytes: alias(z.int().min(1024).default(4 * 1024 * 1024).describe('Largest /execute body accepted (413 above it). Default 4 MiB.'), 'max_body_bytes'),
-      timeoutMs: alias(z.int().min(1).default(5 * 60_000).describe("Deadline of an execute request's envelope. Default 5 minutes."), 'timeout_ms'),
-    })
-    .optional()
-    .describe("The remote execution protocol's /execute endpoints (docs/remote-execution.md); only the first agent's block of a process counts."),
-  a2a: z
-    .strictObject({
-      timeoutMs: alias(z.int().min(1).default(5 * 60_000).describe("Deadline of the request an A2A task makes, unless the client's `metadata.deadline` is sooner. Default 5 minutes."), 'timeout_ms'),
-      tasksPerUser: alias(z.int().min(1).default(1000).describe('Tasks kept readable per user: at least this many of the newest, at most twice as many. Default 1,000.'), 'tasks_per_user'),
-    })
-    .optional()
-    .describe('This agent served as an A2A agent (docs/a2a.md).'),
   remoteNodes: alias(remoteNodesConfigSchema.optional().describe("Other nodes' session APIs this agent may call (docs/remote-nodes.md)."), 'remote_nodes'),
-  remoteNodeStore: alias(
-    remoteNodeStoreConfigSchema.optional().describe('Enables the node store managed over /api/v1/remote-nodes; its credentials are encrypted with this key.'),
-    'remote_node_store',
-  ),
   audit: auditConfigSchema.prefault({}).describe("The audit log `<dataDir>/audit.jsonl`: rotation, retention and what is recorded (docs/audit.md)."),
   dlq: dlqConfigSchema.prefault({}).describe('The DLQ `<dataDir>/dlq.jsonl`: its bounds (docs/delivery.md).'),
   dataDir: z.string().default('./data').describe('Where the agent keeps its files (DLQ, audit log, dedupe store, sessions, A2A tasks), relative to the config directory.'),

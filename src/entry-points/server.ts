@@ -13,5 +13,5 @@ export {
   type RemoteSessionRunner,
 } from '../remote-nodes/remote-session-client.js';
 export { formatRemoteOutput, type RejectedPrompt } from '../remote-nodes/format-remote-output.js';
-export { SESSION_API_CALLER, SESSION_HEADER, SESSION_USER_HEADER } from '../server/sessions/session-envelope.js';
-export { A2A_CALLER, A2A_TASK_HEADER, A2A_USER_HEADER } from '../server/a2a/a2a-names.js';
+export { SESSION_API_CALLER, SESSION_HEADER, SESSION_USER_HEADER } from '../sessions/session-envelope.js';
+export { A2A_CALLER, A2A_TASK_HEADER, A2A_USER_HEADER } from '../a2a/server/a2a-names.js';

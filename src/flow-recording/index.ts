@@ -5,3 +5,4 @@ export { FlowRecorder } from './flow-recorder.js';
 export { flowTreeLines } from './flow-tree.js';
 export { flowView, summarize, type FlowSummary, type FlowView } from './flow-view.js';
 export { flowsPublisher, viewFlows } from './flows-topic.js';
+export { flowsConfigSchema, type FlowsConfig } from './flows-config.js';

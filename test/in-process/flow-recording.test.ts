@@ -6,7 +6,7 @@ import { FlowRecordStore } from '../../src/flow-recording/flow-record-store.js';
 import { flowTreeLines } from '../../src/flow-recording/flow-tree.js';
 import type { FlowView } from '../../src/flow-recording/flow-view.js';
 import { startNodeHttpServer, type NodeHttpServer } from '../../src/http-server/http-server.js';
-import { flowRoutes } from '../../src/server/flows/flow-routes.js';
+import { flowRoutes } from '../../src/flow-recording/front-door/flow-routes.js';
 import { MemoryFleet, gate } from '../support/fleet.js';
 
 let fleet: MemoryFleet;

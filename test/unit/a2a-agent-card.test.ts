@@ -1,8 +1,8 @@
 import { AgentCard, Role, type Message, type Part } from '@a2a-js/sdk';
 import { describe, expect, it } from 'vitest';
-import { buildAgentCard, CAPABILITY_SCHEMAS_EXTENSION } from '../../src/server/a2a/agent-card.js';
-import { callTargetOf, resultParts } from '../../src/server/a2a/a2a-parts.js';
-import { callerContextOf } from '../../src/server/a2a/caller-context.js';
+import { buildAgentCard, CAPABILITY_SCHEMAS_EXTENSION } from '../../src/a2a/server/agent-card.js';
+import { callTargetOf, resultParts } from '../../src/a2a/server/a2a-parts.js';
+import { callerContextOf } from '../../src/a2a/server/caller-context.js';
 import { encodeFlowState, FLOW_HEADER } from '../../src/guard/flow-state.js';
 import { publicBaseUrl } from '../../src/runtime/public-base-url.js';
 import type { CapabilityConfig } from '../../src/config/capabilities-file.js';

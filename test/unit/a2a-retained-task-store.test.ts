@@ -1,7 +1,7 @@
 import { TaskState, type Task } from '@a2a-js/sdk';
 import { ServerCallContext } from '@a2a-js/sdk/server';
 import { describe, expect, it } from 'vitest';
-import { RetainedTaskStore } from '../../src/server/a2a/retained-task-store.js';
+import { RetainedTaskStore } from '../../src/a2a/server/retained-task-store.js';
 
 const contextOf = (user: string) => new ServerCallContext({ user: { isAuthenticated: true, userName: user } });
 const task = (id: string, second = 0): Task => ({

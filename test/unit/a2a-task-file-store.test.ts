@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { Role, TaskState, type Task } from '@a2a-js/sdk';
 import { ServerCallContext } from '@a2a-js/sdk/server';
 import { describe, expect, it } from 'vitest';
-import { RetainedTaskStore } from '../../src/server/a2a/retained-task-store.js';
-import { TaskFileStore } from '../../src/server/a2a/task-file-store.js';
+import { RetainedTaskStore } from '../../src/a2a/server/retained-task-store.js';
+import { TaskFileStore } from '../../src/a2a/server/task-file-store.js';
 import { createPinoLogger } from '../../src/observability/pino-logger.js';
 
 const logger = createPinoLogger({ level: 'silent' });

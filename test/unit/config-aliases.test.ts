@@ -39,11 +39,11 @@ function configError(text: string): ConfigError {
 describe('config - aliases', () => {
   it('config - snake_case aliases load as the camelCase fields; secret references stay unexpanded', () => {
     const loaded = parseYaml('/etc/agent-rpc/agent.yaml', snakeCase, agentFileSchema, { env });
-    expect(loaded.value.session).toEqual({ maxPerUser: 5 });
+    expect((loaded.value as Record<string, unknown>).session).toEqual({ maxPerUser: 5 });
     expect(loaded.value.remoteNodes).toEqual([
       { name: 'farm', description: '', apiBaseUrl: 'https://farm.example', authType: 'token', authTokenRef: '${env:FARM_TOKEN}', skipTlsVerify: true, timeout: 300_000 },
     ]);
-    expect(loaded.value.remoteNodeStore).toEqual({ keyRef: '${env:NODE_STORE_KEY}' });
+    expect((loaded.value as Record<string, unknown>).remoteNodeStore).toEqual({ keyRef: '${env:NODE_STORE_KEY}' });
     expect(loaded.lineOf(['remoteNodes', 0, 'authTokenRef'])).toBe(10);
     expect(loaded.lineOf(['session', 'maxPerUser'])).toBe(5);
   });

@@ -19,7 +19,7 @@ function withFlows(flows: string): string {
 describe('flows config', () => {
   it('flows config - defaults fill what agent.yaml leaves out', async () => {
     const config = await loadAgentConfig(withFlows('{ view: true, retain: { flows: 50 } }'), builtinPlugins, env);
-    expect(config.agent.value.flows).toEqual({
+    expect((config.agent.value as Record<string, unknown>).flows).toEqual({
       record: true,
       publish: false,
       view: true,

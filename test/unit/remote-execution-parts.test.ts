@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { InboundMessage, InboundPort, OwnRequest } from '../../src/rpc/inbound-port.js';
 import { LocalStore, RedisStoreRef, RemoteExecutionNotSupportedError, serializeContext } from '../../src/remote-nodes/remote-execution-context.js';
 import { executeBodySchema, inlineCredentialAt } from '../../src/remote-nodes/execute-request.js';
-import { EXECUTE_USER_HEADER, runExecute, statusOf } from '../../src/server/execute/execute-runner.js';
+import { EXECUTE_USER_HEADER, runExecute, statusOf } from '../../src/remote-execution/server/execute-runner.js';
 
 /** A port that records the request it is asked to sign and answers it with `payload`. */
 function fakePort(payload: unknown): { port: InboundPort; signed: OwnRequest[]; delivered: InboundMessage[] } {

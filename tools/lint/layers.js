@@ -4,7 +4,7 @@
 // imports only point down this list, folders cannot form import cycles.
 //
 // A unit is a folder (`src/rpc/`, its sub-folders included unless the map places one of them
-// itself, as `src/a2a/server/`) or a single file (`src/errors.ts`);
+// itself, as `src/remote-nodes/front-door/`) or a single file (`src/errors.ts`);
 // `transports/*/` stands for each folder of transports/. Other units reach a folder through
 // its `index.ts` only.
 
@@ -32,7 +32,7 @@ export const LAYERS = [
   {
     layer: 'features',
     why: 'what a node can host or do beyond plain calls; the transport plug-in interface',
-    units: [['src/flow-recording/', 'src/remote-nodes/'], ['src/transport-plugin.ts', 'src/model-agents/'], ['src/workflows/', 'src/testing/'], ['src/remote-execution/']],
+    units: [['src/flow-recording/', 'src/remote-nodes/'], ['src/a2a/'], ['src/transport-plugin.ts', 'src/model-agents/', 'src/sessions/'], ['src/workflows/', 'src/testing/'], ['src/remote-execution/']],
   },
   { layer: 'config', why: 'the YAML files, composed from the features’ schemas', units: [['src/config/'], ['src/codegen/']] },
   {
@@ -40,7 +40,11 @@ export const LAYERS = [
     why: 'what agent.yaml `handlers:` can name: each the plug-in part of its feature folder, none naming another',
     units: [['src/module-handlers/', 'src/model-agents/handler-type/', 'src/workflows/handler-type/', 'src/remote-execution/handler-type/']],
   },
-  { layer: 'front doors', why: 'the HTTP server and its APIs', units: [['src/server/']] },
+  {
+    layer: 'front doors',
+    why: 'the plug-ins of the HTTP server, each in its feature’s folder: session API, remote-node routes, /execute, A2A server, flow pages',
+    units: [['src/sessions/front-door/', 'src/remote-nodes/front-door/', 'src/remote-execution/server/', 'src/a2a/server/', 'src/flow-recording/front-door/']],
+  },
   { layer: 'runtime', why: 'the daemon: agents from YAML', units: [['src/runtime/']] },
   { layer: 'cli', why: 'the agent-rpc command', units: [['src/cli/']] },
   { layer: 'entry points', why: 'the package’s public surfaces', units: [['src/entry-points/'], ['src/index.ts']] },
@@ -73,7 +77,7 @@ export const ENTRIES = {
   'src/rpc/': ['agent-node.ts', 'flow-context.ts'],
   'src/remote-nodes/': ['remote-node-store.ts', 'remote-nodes-config.ts', 'http-remote-agent.ts'],
   'src/model-agents/': ['agent-handler.ts', 'tools/patch-tool.ts'],
-  'src/server/': ['a2a/a2a-server.ts', 'a2a/task-executor.ts', 'a2a/task-file-store.ts'],
+  'src/a2a/server/': ['a2a-server.ts'],
   'src/runtime/': ['daemon.ts'],
 };
 

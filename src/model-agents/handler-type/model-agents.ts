@@ -1,4 +1,11 @@
-import { dataDirOf, handlerEntriesOf, sectionOf, type HandlerSection, type HandlerServices, type HandlerTypeBase } from '../../config/index.js';
+import {
+  dataDirOf,
+  handlerEntriesOf,
+  sectionOf,
+  type HandlerSection,
+  type HandlerServices,
+  type HandlerTypeBase,
+} from '../../config/index.js';
 import type { Handler } from '../../rpc/index.js';
 import { ConfigError } from '../../yaml/index.js';
 import { agentHandler, modelAgentRunner, type AgentHandlerOptions, type AgentHandlerSpec, type ToolsetFactory } from '../agent-handler.js';

@@ -1,14 +1,15 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { dataDirOf, type AgentConfig } from '../config/index.js';
-import { ConfigError } from '../yaml/index.js';
-import { remoteNodesFromConfig } from '../remote-nodes/remote-nodes-config.js';
-import type { Logger } from '../logger.js';
-import type { SecretResolver } from '../secrets/index.js';
-import { remoteNodeRoutes } from '../server/index.js';
-import type { ApiRoute } from '../http-server/index.js';
-import { CredentialCipher, mergedResolver, type RemoteNodeResolver } from '../remote-nodes/index.js';
-import { RemoteNodeStore } from '../remote-nodes/remote-node-store.js';
+import { dataDirOf, sectionOf, type AgentConfig } from '../../config/index.js';
+import { ConfigError } from '../../yaml/index.js';
+import { remoteNodesFromConfig } from '../remote-nodes-config.js';
+import type { Logger } from '../../logger.js';
+import type { SecretResolver } from '../../secrets/index.js';
+import { remoteNodeRoutes } from './remote-nodes-routes.js';
+import { remoteNodeStoreSection } from './remote-node-store-section.js';
+import type { ApiRoute } from '../../http-server/index.js';
+import { CredentialCipher, mergedResolver, type RemoteNodeResolver } from '../index.js';
+import { RemoteNodeStore } from '../remote-node-store.js';
 
 /**
  * An agent's remote nodes: agent.yaml `remoteNodes` merged with its node store (when
@@ -19,7 +20,7 @@ export async function remoteNodesOf(config: AgentConfig, secrets: SecretResolver
   const { agent } = config;
   const configNodes = await remoteNodesFromConfig(agent, (ref) => secrets.resolve(ref, config.dir));
   let store: RemoteNodeStore | undefined;
-  const storeConfig = agent.value.remoteNodeStore;
+  const storeConfig = sectionOf(config, 'remoteNodeStore', remoteNodeStoreSection);
   if (storeConfig) {
     let cipher: CredentialCipher;
     try {

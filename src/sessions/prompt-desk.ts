@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { AgentRpcEnvelope } from '../../envelope/index.js';
-import type { ApprovalAnswer, ApprovalGate, ApprovalPrompt } from '../../rpc/index.js';
+import type { AgentRpcEnvelope } from '../envelope/index.js';
+import type { ApprovalAnswer, ApprovalGate, ApprovalPrompt } from '../rpc/index.js';
 import type { SessionRecord } from './session-record.js';
 
 export interface PromptResponse {

@@ -1,5 +1,5 @@
 import type { Message, Part } from '@a2a-js/sdk';
-import { replyText } from '../sessions/reply-text.js';
+import { replyText } from '../../sessions/index.js';
 
 /** What a message asks of the agent: a capability and its payload, or why it cannot be served. */
 export type CallTarget =

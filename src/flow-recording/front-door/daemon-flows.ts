@@ -1,12 +1,16 @@
-import { flowsConfigSchema, type AgentConfig, type FlowsConfig } from '../config/index.js';
-import { ConfigError } from '../yaml/index.js';
-import type { Clock } from '../clock.js';
-import { FlowRecorder, FlowRecordStore, flowsPublisher, viewFlows, type FlowCall } from '../flow-recording/index.js';
-import type { Logger } from '../logger.js';
-import { flowRoutes } from '../server/index.js';
-import type { FrontDoor } from '../http-server/index.js';
-import type { RpcTransport, Subscription } from '../transport.js';
-import type { BuiltAgent } from './build-agent.js';
+import { sectionOf, type AgentConfig, type ServedAgent } from '../../config/index.js';
+import { ConfigError } from '../../yaml/index.js';
+import type { Clock } from '../../clock.js';
+import { FlowRecorder, FlowRecordStore, flowsConfigSchema, flowsPublisher, viewFlows, type FlowCall, type FlowsConfig } from '../index.js';
+import type { Logger } from '../../logger.js';
+import { flowRoutes } from './flow-routes.js';
+import type { FrontDoor } from '../../http-server/index.js';
+import type { RpcTransport, Subscription } from '../../transport.js';
+
+/** agent.yaml `flows`. */
+export const flowsSection = flowsConfigSchema
+  .optional()
+  .describe("The flow pages (/flows) and the fleet's flows topic (docs/observability.md); only the first agent's `record`, `view`, `retain` and `sampleRatio` count.");
 
 /** The process's flow records: one store, a recorder per agent, the flows topic, the pages. */
 export class DaemonFlows {
@@ -42,15 +46,15 @@ export class DaemonFlows {
   }
 
   /** Once the agents run: their flows-topic publishers, and this process's view of the topic. */
-  async start(agents: readonly BuiltAgent[]): Promise<void> {
-    for (const { node, config } of agents) {
+  async start(agents: readonly ServedAgent[]): Promise<void> {
+    for (const { id, transports, config } of agents) {
       const settings = settingsOf(config);
       if (!settings.publish || !this.settings.record) continue;
-      this.publishers.set(node.id, flowsPublisher(transportOf(config, node.transports, 'publish'), settings.topic, this.logger));
+      this.publishers.set(id, flowsPublisher(transportOf(config, transports, 'publish'), settings.topic, this.logger));
     }
     const first = agents[0];
     if (this.settings.view && first) {
-      this.subscription = await viewFlows(transportOf(first.config, first.node.transports, 'view'), this.settings.topic, this.store, this.logger);
+      this.subscription = await viewFlows(transportOf(first.config, first.transports, 'view'), this.settings.topic, this.store, this.logger);
     }
   }
 
@@ -61,13 +65,13 @@ export class DaemonFlows {
 }
 
 function settingsOf(config: AgentConfig): FlowsConfig {
-  return config.agent.value.flows ?? flowsConfigSchema.parse({});
+  return sectionOf(config, 'flows', flowsSection) ?? flowsConfigSchema.parse({});
 }
 
 /** `flows.transport`, else the first broker transport (a fleet's flows cross processes), else the in-process bus. */
 function transportOf(config: AgentConfig, transports: ReadonlyMap<string, RpcTransport>, use: 'publish' | 'view'): RpcTransport {
   const { agent } = config;
-  const kind = agent.value.flows?.transport;
+  const kind = sectionOf(config, 'flows', flowsSection)?.transport;
   if (kind !== undefined) {
     const chosen = transports.get(kind);
     if (chosen) return chosen;

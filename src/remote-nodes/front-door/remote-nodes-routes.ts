@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { authTokenRule, remoteNodeFields } from '../remote-nodes/remote-nodes-config.js';
-import { apiError, type ApiResponse, type ApiRoute } from '../http-server/index.js';
-import type { RemoteNode, RemoteNodeResolver } from '../remote-nodes/index.js';
-import type { RemoteNodeStore } from '../remote-nodes/remote-node-store.js';
+import { authTokenRule, remoteNodeFields } from '../remote-nodes-config.js';
+import { apiError, type ApiResponse, type ApiRoute } from '../../http-server/index.js';
+import type { RemoteNode, RemoteNodeResolver } from '../index.js';
+import type { RemoteNodeStore } from '../remote-node-store.js';
 
 const nodeBody = z.strictObject({ ...remoteNodeFields, auth_token: z.string().min(1).optional() }).superRefine(authTokenRule);
 

@@ -1,4 +1,4 @@
-import type { DisplayStatus } from '../../flow-recording/index.js';
+import type { DisplayStatus } from '../index.js';
 
 /** One colour per status, shared by the graph's edges, the waterfall's bars and the list. */
 export const STATUS_COLOURS: Readonly<Record<DisplayStatus, string>> = {

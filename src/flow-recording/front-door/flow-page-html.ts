@@ -1,4 +1,4 @@
-import type { FlowSummary } from '../../flow-recording/index.js';
+import type { FlowSummary } from '../index.js';
 
 const escapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 function esc(text: string): string {

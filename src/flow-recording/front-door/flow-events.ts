@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { flowView, type FlowRecordStore } from '../../flow-recording/index.js';
+import { flowView, type FlowRecordStore } from '../index.js';
 
 /** Changes within this window go out as one event: a busy flow is not sent per call. */
 const COALESCE_MS = 50;

@@ -1,8 +1,8 @@
-import { formatReplyTo } from '../../transport.js';
-import type { InboundPort } from '../../rpc/index.js';
-import { agentIdOf } from '../../envelope/index.js';
-import { FLOW_HEADER } from '../../guard/index.js';
-import { continuedFlowHeader, type SessionFlow } from '../../remote-nodes/index.js';
+import { formatReplyTo } from '../transport.js';
+import type { InboundPort } from '../rpc/index.js';
+import { agentIdOf } from '../envelope/index.js';
+import { FLOW_HEADER } from '../guard/index.js';
+import { continuedFlowHeader, type SessionFlow } from '../remote-nodes/index.js';
 
 /** Who a message session's request comes from; the API user is named in a header. */
 export const SESSION_API_CALLER = 'agent://session-api';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { apiError, type ApiResponse, type ApiRoute } from '../../http-server/index.js';
+import { apiError, type ApiResponse, type ApiRoute } from '../http-server/index.js';
 import type { SessionManager } from './session-manager.js';
 import { sessionView } from './session-record.js';
-import { sessionFlowSchema } from '../../remote-nodes/index.js';
+import { sessionFlowSchema } from '../remote-nodes/index.js';
 
 const SESSION_ID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

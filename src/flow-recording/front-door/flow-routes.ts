@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { ServerResponse } from 'node:http';
-import { flowView, summarize, type FlowRecordStore } from '../../flow-recording/index.js';
+import { flowView, summarize, type FlowRecordStore } from '../index.js';
 import { missingPackage } from '../../optional-package.js';
 import type { FrontDoor } from '../../http-server/index.js';
 import { streamFlow } from './flow-events.js';

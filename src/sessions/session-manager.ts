@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { newMessageId, peekEnvelope, type PeekedEnvelope } from '../../envelope/index.js';
-import { toRpcError } from '../../errors.js';
-import type { Logger } from '../../logger.js';
-import type { InboundPort, InboundReply } from '../../rpc/index.js';
-import type { Principal } from '../../auth/index.js';
+import { newMessageId, peekEnvelope, type PeekedEnvelope } from '../envelope/index.js';
+import { toRpcError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import type { InboundPort, InboundReply } from '../rpc/index.js';
+import type { Principal } from '../auth/index.js';
 import { messageRequestBody } from './session-envelope.js';
 import type { SessionRecord } from './session-record.js';
-import type { JsonFileStore } from '../../http-server/index.js';
+import type { JsonFileStore } from '../http-server/index.js';
 import { PromptDesk } from './prompt-desk.js';
-import type { SessionFlow } from '../../remote-nodes/index.js';
+import type { SessionFlow } from '../remote-nodes/index.js';
 import { replyText } from './reply-text.js';
 
 /** An agent of this node that sessions can run on. */
