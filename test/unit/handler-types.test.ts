@@ -22,7 +22,9 @@ describe('handler types', () => {
     const user: HandlerType = {
       name: 'user',
       entrySchema: z.never(),
-      handlers: ({ services }) => {
+      // Asked once per section (handlers:, events:); its one entry is a request handler.
+      handlers: ({ services, section }) => {
+        if (section !== 'handlers') return new Map();
         seen.push(services.agentSteps);
         return new Map([['uses', (() => 'used') as Handler]]);
       },
