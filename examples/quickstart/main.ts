@@ -37,14 +37,11 @@ const daemon = await startDaemon(
 );
 const built = (id: string) => daemon.agents.find((a) => a.node.id === id)!;
 const agent = (id: string) => built(id).node;
-const [frontdesk, reviewer, auditor] = [agent('frontdesk'), agent('pr-reviewer'), agent('auditor')];
+const [frontdesk, reviewer] = [agent('frontdesk'), agent('pr-reviewer')];
 console.log(`agent-rpc quickstart: ${ids.length} agents from ${agentsDir} on the in-process bus`);
 console.log(`metrics: http://127.0.0.1:${daemon.http.port}/metrics; DLQ and audit files in ${dataDir}`);
 console.log(`model: the triager runs on ${model.description}\n`);
 
-auditor.on('agent.rpc.event', ({ envelope }) => {
-  console.log(`${'  event'.padEnd(16)} auditor received ${envelope.capability} from ${envelope.from} correlationId=${envelope.correlationId}`);
-});
 frontdesk.on('agent.rpc.response', (event) => show('async response', `frontdesk → pr-reviewer/${event.capability}`, event));
 
 const sync = await frontdesk.requestAgent({

@@ -60,7 +60,7 @@ describe('quickstart - npm start', () => {
     expect(line('async accepted')).toMatch(/status=ok/);
     expect(line('async response')).toMatch(/status=ok .*"summary"/);
     expect(line('fire-and-forget')).toMatch(/status=ok/);
-    expect(line('  event')).toContain('auditor received review-requested');
+    expect(line('  event')).toMatch(/auditor handled review-requested from agent:\/\/frontdesk .*payload={"pr":7}/);
     expect(line('refused')).toMatch(/status=error .*EAGENTRPC_PERMISSION_DENIED/);
     expect(line('timeout')).toMatch(/status=timeout .*EAGENTRPC_TIMEOUT/);
     expect(line('schema')).toMatch(/status=schema-violation .*EAGENTRPC_SCHEMA_VIOLATION/);
