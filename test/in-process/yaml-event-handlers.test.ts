@@ -78,7 +78,7 @@ describe('agent.yaml events', () => {
   });
 
   it('yaml events - an events entry takes the forms handlers: takes, and is checked like them', async () => {
-    const dir = agentDir('badmodel', 'events:\n  reviewed:\n    type: agent\n    agent: { model: nowhere }\n    messages: [{ role: user, content: "Record \${input.verdict}" }]\n', '  - name: reviewed\n');
+    const dir = agentDir('badmodel', 'events:\n  reviewed:\n    type: agent\n    agent: { model: nowhere }\n    messages: [{ role: user, content: "Record ${input.verdict}" }]\n', '  - name: reviewed\n');
     const error = await loadAgentConfig(dir, builtinPlugins, env).catch((e: unknown) => e);
     expect(String(error)).toMatch(/agent\.yaml:\d+: events\.reviewed\.agent\.model: /);
   });
