@@ -5,6 +5,7 @@ export { handlerEntriesOf, type HandlerServices, type HandlerType, type HandlerT
 export { sectionOf, type ConfigContribution, type ConfigShape, type HandlerEntryContribution, type Plugins } from './plugins.js';
 export { buildReceiverAuth } from './build-auth.js';
 export { capabilitiesFileSchema, type CapabilityConfig } from './capabilities-file.js';
+export { configKinds, type ConfigKind } from './config-kinds.js';
 export { flowsConfigSchema, type FlowsConfig } from './flows-config.js';
 export { routeRequestsTopic, toPeerEntries } from './peers-file.js';
 export { DEFAULT_TRACING_ENDPOINTS, type TracingConfig } from './tracing-config.js';

@@ -2,5 +2,6 @@
 export { buildAgent } from './build-agent.js';
 export { remoteNodesOf } from './remote-nodes-of.js';
 export { transportsFromConfig } from './transports-from-config.js';
+export { gatewaysFromConfig, transportSections } from './gateways-from-config.js';
 export { builtinHandlerTypes } from './handler-types.js';
 export type { DaemonPlugins } from './plugins.js';

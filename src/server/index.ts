@@ -1,5 +1,6 @@
 /** The HTTP server and its front doors, for the runtime. The A2A server is imported from its own modules: they bring the A2A SDK. */
-export { A2A_PATH_PREFIX, AGENT_CARD_PATH, DEFAULT_A2A_TASKS_PER_USER } from './a2a/a2a-names.js';
+export { AGENT_CARD_PATH } from '../a2a/index.js';
+export { A2A_PATH_PREFIX, DEFAULT_A2A_TASKS_PER_USER } from './a2a/a2a-names.js';
 export { executeRoutes, type ExecuteAgent } from './execute/execute-routes.js';
 export { RedisConnections } from './execute/redis-execution-store.js';
 export { flowRoutes } from './flows/flow-routes.js';
