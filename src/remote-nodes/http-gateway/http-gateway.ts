@@ -2,9 +2,7 @@ import type { AgentRpcEnvelope } from '../../envelope/index.js';
 import { RpcError, toRpcError } from '../../errors.js';
 import type { Gateway, GatewayCall, GatewayPort } from '../../gateway.js';
 import { silentLogger, type Logger } from '../../logger.js';
-import type { RemoteNode, RemoteNodeResolver } from '../remote-node.js';
-import { runRemoteSession, type RemoteSessionRunner } from '../remote-session-client.js';
-import { unknownNodeError } from '../remote-session-errors.js';
+import { runRemoteSession, unknownNodeError, type RemoteNode, type RemoteNodeResolver, type RemoteSessionRunner } from '../index.js';
 
 export interface HttpGatewayOptions {
   /** Remote nodes by name: a peer route `kind: http` names its node. */
