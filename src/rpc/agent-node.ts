@@ -23,7 +23,7 @@ import type { InboxCore } from './node-core.js';
 import { createInboundPort, type InboundPort } from './inbound-port.js';
 import type { DeliverySource } from './receipt.js';
 import { createGatewayPort } from './gateway-port.js';
-import { gatewayOutbound, transportOutbound, type Outbound } from './outbound.js';
+import { carriersByKind } from './outbound.js';
 import { PeerTable, normalizeAgentUri } from './peer-table.js';
 import { CapabilitySchemas, type CapabilitySchema } from './capability-schemas.js';
 import { PendingRegistry } from './pending-registry.js';
@@ -73,17 +73,7 @@ export class AgentNode {
     if (!Array.isArray(options.transports) || options.transports.length + gateways.length === 0) {
       throw new TypeError('AgentNode: transports must list at least one transport (or gateways one gateway)');
     }
-    const transports = new Map<TransportKind, RpcTransport>();
-    const outbound = new Map<TransportKind, Outbound>();
-    for (const transport of options.transports) {
-      if (transports.has(transport.kind)) throw new TypeError(`AgentNode: two transports of kind ${transport.kind}`);
-      transports.set(transport.kind, transport);
-      outbound.set(transport.kind, transportOutbound(transport));
-    }
-    for (const gateway of gateways) {
-      if (outbound.has(gateway.kind)) throw new TypeError(`AgentNode: a gateway of kind ${gateway.kind} besides a transport or gateway of that kind`);
-      outbound.set(gateway.kind, gatewayOutbound(gateway));
-    }
+    const { transports, outbound } = carriersByKind(options.transports, gateways);
     this.gateways = gateways;
     const instanceId = options.instanceId ?? randomBytes(6).toString('hex');
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(instanceId)) throw new TypeError('AgentNode: instanceId must be 1-64 characters of [A-Za-z0-9_-]');

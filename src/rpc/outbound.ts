@@ -1,6 +1,6 @@
 import type { AgentRpcEnvelope } from '../envelope/index.js';
 import type { Gateway } from '../gateway.js';
-import type { BrokerEndpoint, OutboundMessage, RpcTransport } from '../transport.js';
+import type { BrokerEndpoint, OutboundMessage, RpcTransport, TransportKind } from '../transport.js';
 
 /**
  * What a call to a peer goes out on, as the send path sees it: a transport (the bytes are
@@ -37,4 +37,23 @@ export function gatewayOutbound(gateway: Gateway): Outbound {
     send: (address, envelope, message) => gateway.send({ address, envelope, body: message.body }),
     abandon: (requestId) => gateway.abandon(requestId),
   };
+}
+
+/** A node's transports by kind, and what its calls go out on: every transport and gateway. Throws TypeError on a kind given twice. */
+export function carriersByKind(
+  transports: readonly RpcTransport[],
+  gateways: readonly Gateway[],
+): { transports: Map<TransportKind, RpcTransport>; outbound: Map<TransportKind, Outbound> } {
+  const byKind = new Map<TransportKind, RpcTransport>();
+  const outbound = new Map<TransportKind, Outbound>();
+  for (const transport of transports) {
+    if (byKind.has(transport.kind)) throw new TypeError(`AgentNode: two transports of kind ${transport.kind}`);
+    byKind.set(transport.kind, transport);
+    outbound.set(transport.kind, transportOutbound(transport));
+  }
+  for (const gateway of gateways) {
+    if (outbound.has(gateway.kind)) throw new TypeError(`AgentNode: a gateway of kind ${gateway.kind} besides a transport or gateway of that kind`);
+    outbound.set(gateway.kind, gatewayOutbound(gateway));
+  }
+  return { transports: byKind, outbound };
 }

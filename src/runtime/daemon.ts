@@ -43,7 +43,7 @@ export interface DaemonOptions {
 /**
  * Loads each agent's config directory with the `plugins`, starts the agents with the transports the
  * transport plug-ins create (agents on the memory transport share one in-process bus;
- * every agent gets the implicit `http` transport to call remote nodes; the session API
+ * every agent gets a gateway of each gateway plug-in, `http` to call remote nodes; the session API
  * hands requests to each agent's inbound port) and one HTTP server
  * for the process: /healthz, /readyz, /metrics with every agent's series, and the
  * token-protected session and remote-node API (docs/remote-nodes.md) and the remote

@@ -82,4 +82,22 @@ describe('gateway answers - the node takes a gateway’s own answers only for th
     gateway.port().failed(sent, new RpcError('EAGENTRPC_REMOTE_UNREACHABLE', 'peer gone'));
     expect((await call).error?.code).toBe('EAGENTRPC_REMOTE_UNREACHABLE');
   });
+
+  it('gateway answers - an event the gateway could not carry is dead-lettered as remote-failed, and a requeue hands it to the gateway again', async () => {
+    const calls: GatewayCall[] = [];
+    const gateway = { ...testGateway(), send: async (call: GatewayCall) => void calls.push(call) };
+    const dlq = new MemoryDlqSink();
+    const node = new AgentNode({ id: 'front', transports: [], gateways: [gateway], peers: [{ id: 'foreign', routes: [{ kind: 'gw', requestsTopic: 'peer-1' }] }], dlq });
+    await node.start();
+    closers.push(() => node.close());
+    expect((await node.requestAgent({ to: 'foreign', capability: 'note', payload: 'n', mode: 'fire-and-forget' })).status).toBe('ok');
+    gateway.port().failed(calls[0]!, new RpcError('EAGENTRPC_REMOTE_UNREACHABLE', 'peer gone'));
+    await expect.poll(async () => (await dlq.list()).map((r) => [r.kind, r.reason, r.transport, r.coordinates.topic])).toEqual([['remote-failed', 'EAGENTRPC_REMOTE_UNREACHABLE', 'gw', 'peer-1']]);
+    const [record] = await dlq.list();
+    expect(await node.requeueDlq(record!.id)).toEqual({ transport: 'gw', topic: 'peer-1' });
+    expect(calls.map((call) => [call.address, call.envelope.messageId])).toEqual([
+      ['peer-1', calls[0]!.envelope.messageId],
+      ['peer-1', calls[0]!.envelope.messageId],
+    ]);
+  });
 });
