@@ -69,7 +69,7 @@ function betaSessions(): Array<{ status: string; messages: Array<{ content: stri
     .map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')));
 }
 
-describe('http transport between two daemons', () => {
+describe('http gateway between two daemons', () => {
   it('http - an agent calls an agent on another node; the signed answer comes back', async () => {
     const done = await askAlpha('ask: agent://beta: echo: hello beta');
     expect(done.sessionState.status).toBe('completed');
