@@ -2,7 +2,6 @@ import type { z } from 'zod';
 import { URI_SCHEME_RE } from './envelope/index.js';
 import type { Logger } from './logger.js';
 import type { RpcMetrics } from './observability/index.js';
-import type { RemoteNodeResolver } from './remote-nodes/index.js';
 import type { SecretValue } from './secrets/index.js';
 import type { RpcTransport } from './transport.js';
 
@@ -22,10 +21,6 @@ export interface TransportPluginContext {
   readonly resolveSecret: (ref: string) => Promise<SecretValue>;
   /** Per-process state shared by the agents of one daemon, keyed by kind (the memory bus lives here). */
   readonly shared: Map<string, unknown>;
-  /** The agent's remote nodes (agent.yaml `remoteNodes` and the node store), for transports that call them. */
-  readonly remoteNodes?: RemoteNodeResolver;
-  /** The routes of rpc-peers.yaml, every kind: a plug-in whose routes carry per-peer settings (a2a's token) picks its own. */
-  readonly peerRoutes?: ReadonlyArray<{ readonly kind: string } & Readonly<Record<string, unknown>>>;
 }
 
 // A list of plug-ins mixes config types; each plug-in is typed where it is defined.
@@ -45,8 +40,6 @@ export interface TransportPlugin<Config = any, Route = any> {
    * holding `{requests, responses}`. Unset: the kind has no topics in those entries.
    */
   readonly topicsField?: string;
-  /** Created for every agent of a daemon even without a config section (with an empty config). */
-  readonly implicit?: boolean;
   /**
    * Reaches only agents of the process it was created in (the in-process bus): another
    * process, such as the CLI, cannot reach a peer on it, so `rpc peers --verify` does not try.

@@ -7,16 +7,14 @@
  * - Brokers (NATS, Kafka): `publish` sends to a subject/topic; `subscribe` consumes it,
  *   fanned out or shared by a group; ack/nack map to commits / JetStream acks.
  * - In-process (memory): the same, inside one process.
- * - Request/response adapters (HTTP remote nodes): `publish` of a request starts the
- *   remote call (create a session, poll it); when it completes the adapter delivers a
- *   response envelope to the local subscribers of the request's `replyTo` topic. From
- *   the core's point of view a reply simply arrives on its reply topic. Such a transport
- *   declares `traits.remoteSubscribe: false`.
+ *
+ * Peers that speak another protocol (remote nodes' session API, A2A agents) are reached
+ * through gateways (src/gateway.ts), not transports.
  */
 
 /**
  * A transport's name and the scheme of the replyTo addresses it serves: `memory`, `nats`,
- * `kafka`, `http`, or whatever a plug-in adds (lower-case, `[a-z][a-z0-9+.-]*`). Config
+ * `kafka`, or whatever a plug-in adds (lower-case, `[a-z][a-z0-9+.-]*`). Config
  * checks it against the loaded plug-ins (src/transport-plugin.ts).
  */
 export type TransportKind = string;
@@ -105,21 +103,13 @@ export interface TransportTraits {
   readonly orderedByKey: boolean;
   /** Messages published while nobody subscribes are kept for the first subscriber (group). */
   readonly retainsUnconsumed: boolean;
-  /** `subscribe` consumes what other processes publish (false for request/response adapters). */
+  /** `subscribe` consumes what other processes publish. */
   readonly remoteSubscribe: boolean;
   /**
    * Subscribers without a group each get every message. Absent means true; `false` for a
    * queue that only hands each message to one consumer (SQS without SNS in front).
    */
   readonly fanOut?: boolean;
-  /**
-   * A gateway to peers that do not speak the envelope (A2A): the responses it hands to this
-   * node's reply subscriptions are made by the transport itself, in this process, from the
-   * peer's answer over a connection the transport authenticated. The inbox accepts those
-   * responses without the auth provider's check (there is no signature a foreign peer could
-   * have made); they still settle only a call this node is waiting for.
-   */
-  readonly gateway?: boolean;
 }
 
 /** A broker server, as spans name it (OpenTelemetry `server.address`, `server.port`). */
@@ -136,7 +126,7 @@ export interface RpcTransport {
    * Brokers: the server the transport is connected to — the one the client reports where it
    * does (NATS, MQTT), else the first configured one. Kept up to date when the connection is
    * made or changes, so reading it costs nothing; undefined before the first connection and
-   * for transports without a broker (memory, request/response adapters).
+   * for transports without a broker (memory).
    */
   readonly brokerEndpoint?: BrokerEndpoint | undefined;
   /** Idempotent. Resolves when publish and subscribe can be used. */
@@ -156,15 +146,6 @@ export interface RpcTransport {
   /** Stops every subscription, then rejects further publishes. Idempotent. */
   close(): Promise<void>;
   /**
-   * Request/response adapters only: the node registers here to learn about a message the
-   * adapter accepted (`publish` resolved) but could not carry to the end — the remote node
-   * failed, timed out or could not be reached. The node settles the waiting call with the
-   * error, or dead-letters the message when nobody waits.
-   */
-  onUndeliverable?(listener: (failure: UndeliverableMessage) => void): void;
-  /** Request/response adapters only: the caller stopped waiting for this request; stop (and cancel remotely) what runs for it. */
-  abandon?(requestMessageId: string): void;
-  /**
    * Transports with a connection that can drop (brokers): the node registers here to hear
    * when it is lost and when it is back. Calls waiting on a connection that stays lost past
    * the node's grace are settled as abandoned instead of waiting for their deadline. A
@@ -175,13 +156,6 @@ export interface RpcTransport {
 
 /** `lost`: the transport cannot currently carry messages (reconnecting); `connected`: it can again. */
 export type ConnectionState = 'connected' | 'lost';
-
-export interface UndeliverableMessage {
-  readonly topic: string;
-  readonly body: Uint8Array;
-  /** An RpcError with a stable code (EAGENTRPC_REMOTE_*). */
-  readonly error: Error & { readonly code: string };
-}
 
 /** `memory://agents.a.responses` → `{kind: 'memory', topic: 'agents.a.responses'}`. */
 export function formatReplyTo(kind: TransportKind, topic: string): string {

@@ -33,7 +33,7 @@ export const AUTH_REJECT_REASONS = [
   'replayed',
   /** The verifier failed in a way it did not classify; treated as a deny (fail closed). */
   'verifier-error',
-  /** A gateway transport (A2A) handed over a response to a call it did not carry. */
+  /** A gateway (A2A) answered a call it did not carry. */
   'not-the-gateway',
 ] as const;
 export type AuthRejectReason = (typeof AUTH_REJECT_REASONS)[number];

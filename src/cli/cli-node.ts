@@ -1,16 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { CONFIG_FILES, loadAgentConfig, buildReceiverAuth, toPeerEntries, type AgentConfig } from '../config/index.js';
+import { CONFIG_FILES, configKinds, loadAgentConfig, buildReceiverAuth, toPeerEntries, type AgentConfig } from '../config/index.js';
 import { silentLogger } from '../logger.js';
 import { noMetrics } from '../observability/index.js';
 import { AgentNode } from '../rpc/agent-node.js';
 import { normalizeAgentUri, type PeerEntry } from '../rpc/index.js';
 import { createSecretResolver, SecretValue, type SecretResolver } from '../secrets/index.js';
 import { DEFAULT_REMOTE_TIMEOUT_MS, type RemoteNode, type RemoteNodeResolver } from '../remote-nodes/index.js';
-import { transportsFromConfig } from '../runtime/index.js';
+import type { Gateway } from '../gateway.js';
+import { gatewaysFromConfig, transportSections, transportsFromConfig } from '../runtime/index.js';
 import { remoteNodesOf } from '../remote-nodes/front-door/index.js';
-import { transportPluginOf } from '../transport-plugin.js';
 import type { RpcTransport } from '../transport.js';
 import { UsageError, type CliIo, type CommandIo } from './command.js';
 
@@ -47,6 +47,9 @@ export interface CliNodeOptions {
   readonly url?: string;
 }
 
+/** The kind of gateway a `--url` reaches every target through: that daemon's session API. */
+const URL_GATEWAY = 'http';
+
 /**
  * A short-lived caller node for operator commands, built from an agent's config
  * directory: its transports, its peer table (with the peers' auth), its remote nodes and
@@ -58,15 +61,17 @@ export async function withCliNode<T>(dir: string, io: CommandIo, targets: readon
   const secrets = createSecretResolver({ env: io.env });
   const hasConfig = options.url === undefined || existsSync(join(dir, CONFIG_FILES.agent));
   const config = hasConfig ? await loadAgentConfig(dir, io.plugins, io.env) : undefined;
-  const { transports, peers, auth } = config ? await fromConfig(config, dir, secrets, options.url === undefined) : { transports: [], peers: [], auth: undefined };
+  const { transports, gateways, peers, auth } = config ? await fromConfig(config, dir, secrets, options.url === undefined) : { transports: [], gateways: [], peers: [], auth: undefined };
   if (options.url !== undefined) {
     const node = urlNode(options.url, io);
     const resolver: RemoteNodeResolver = { list: async () => [node], get: async (name) => (name === URL_NODE ? node : undefined) };
-    // Through the daemon's session API: the http plug-in's transport, with that one node.
-    const http = transportPluginOf(io.plugins.transports, 'http');
-    transports.splice(0, transports.length, await http.create({}, { agentId: 'agent-rpc-cli', clientId: 'agent-rpc-cli', logger: silentLogger, metrics: noMetrics, resolveSecret: (ref) => secrets.resolve(ref, dir), shared: new Map(), remoteNodes: resolver }));
+    // Through the daemon's session API: the http gateway, with that one node.
+    const http = io.plugins.gateways.find((plugin) => plugin.kind === URL_GATEWAY);
+    if (!http) throw new TypeError(`--url needs the ${URL_GATEWAY} gateway, which this build does not list`);
+    gateways.splice(0, gateways.length, await http.create({}, { agentId: 'agent-rpc-cli', logger: silentLogger, metrics: noMetrics, resolveSecret: (ref) => secrets.resolve(ref, dir), remoteNodes: resolver, routes: [] }));
+    transports.splice(0);
     const routed = new Map(peers.map((peer) => [normalizeAgentUri(peer.id), peer]));
-    for (const target of targets) routed.set(normalizeAgentUri(target), { ...routed.get(normalizeAgentUri(target)), id: target, routes: [{ kind: 'http', requestsTopic: URL_NODE }] });
+    for (const target of targets) routed.set(normalizeAgentUri(target), { ...routed.get(normalizeAgentUri(target)), id: target, routes: [{ kind: URL_GATEWAY, requestsTopic: URL_NODE }] });
     peers.splice(0, peers.length, ...routed.values());
   } else {
     const known = new Set(peers.map((peer) => normalizeAgentUri(peer.id)));
@@ -77,6 +82,7 @@ export async function withCliNode<T>(dir: string, io: CommandIo, targets: readon
   const node = new AgentNode({
     id: `${config?.agent.value.agent.id ?? 'agent-rpc'}-cli-${randomBytes(3).toString('hex')}`,
     transports,
+    gateways,
     peers,
     ...(auth ? { auth } : {}),
     ...(config?.agent.value.agent.tenantId ? { tenantId: config.agent.value.agent.tenantId } : {}),
@@ -90,22 +96,17 @@ export async function withCliNode<T>(dir: string, io: CommandIo, targets: readon
 }
 
 async function fromConfig(config: AgentConfig, dir: string, secrets: SecretResolver, withTransports: boolean) {
-  const peers: PeerEntry[] = config.peers ? await toPeerEntries(config.peers, { transports: config.plugins.transports, resolveSecret: (ref, baseDir) => secrets.resolve(ref, baseDir) }) : [];
+  const peers: PeerEntry[] = config.peers ? await toPeerEntries(config.peers, { transports: configKinds(config.plugins), resolveSecret: (ref, baseDir) => secrets.resolve(ref, baseDir) }) : [];
   const rpcAuth = config.agent.value.rpc?.auth;
   const auth = rpcAuth ? await buildReceiverAuth(rpcAuth, { resolveSecret: (ref) => secrets.resolve(ref, dir), file: config.agent.file, field: 'rpc.auth' }) : undefined;
   const transports: RpcTransport[] = [];
+  const gateways: Gateway[] = [];
   if (withTransports) {
     const remote = await remoteNodesOf(config, secrets);
-    const context = {
-      agentId: config.agent.value.agent.id,
-      clientId: 'agent-rpc-cli',
-      logger: silentLogger,
-      resolveSecret: (ref: string) => secrets.resolve(ref, dir),
-      shared: new Map<string, unknown>(),
-      remoteNodes: remote.resolver,
-      peerRoutes: config.peers?.value.peers.flatMap((peer) => peer.transports) ?? [],
-    };
-    transports.push(...(await transportsFromConfig(config.capabilities.value.transports, config.plugins.transports, context)));
+    const agentId = config.agent.value.agent.id;
+    const resolveSecret = (ref: string) => secrets.resolve(ref, dir);
+    transports.push(...(await transportsFromConfig(transportSections(config), config.plugins.transports, { agentId, clientId: 'agent-rpc-cli', logger: silentLogger, resolveSecret, shared: new Map() })));
+    gateways.push(...(await gatewaysFromConfig(config, { agentId, logger: silentLogger, resolveSecret, remoteNodes: remote.resolver })));
   }
-  return { transports, peers, auth };
+  return { transports, gateways, peers, auth };
 }

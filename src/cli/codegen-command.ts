@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { capabilitiesFileSchema } from '../config/index.js';
+import { capabilitiesFileSchema, configKinds } from '../config/index.js';
 import { loadYamlFile } from '../yaml/index.js';
 import { generateClient } from '../codegen/index.js';
 import { parseCommandArgs } from './args.js';
@@ -19,7 +19,7 @@ export const codegenCommand: CliCommand = {
     if (positionals.length !== 1) throw new UsageError('expected the path of a capabilities.yaml');
     if (values.agent === undefined) throw new UsageError('--agent <id> is required');
     const file = resolve(positionals[0]!);
-    const loaded = await loadYamlFile(file, capabilitiesFileSchema(io.plugins.transports), { env: io.env });
+    const loaded = await loadYamlFile(file, capabilitiesFileSchema(configKinds(io.plugins)), { env: io.env });
     const code = generateClient({ agentId: values.agent, capabilities: loaded.value.capabilities, source: positionals[0], ...(values.runtime ? { runtimeImport: values.runtime } : {}) });
     if (values.out === undefined) io.out(code.trimEnd());
     else await writeFile(values.out, code);

@@ -1,4 +1,4 @@
-import { loadAgentConfig, routeRequestsTopic } from '../config/index.js';
+import { configKinds, loadAgentConfig, routeRequestsTopic } from '../config/index.js';
 import { CAPABILITIES_CAPABILITY, PING_CAPABILITY } from '../rpc/index.js';
 import { parseCommandArgs, parseTimeout } from './args.js';
 import { configDir, withCliNode } from './cli-node.js';
@@ -17,7 +17,7 @@ export const rpcPeersCommand: CliCommand = {
     const timeoutMs = parseTimeout(values.timeout, 5000);
     const dir = configDir(values.config, io);
     const config = await loadAgentConfig(dir, io.plugins, io.env);
-    const kinds = io.plugins.transports;
+    const kinds = configKinds(io.plugins);
     const peers = config.peers?.value.peers ?? [];
     const rows = peers.map((peer) => ({
       id: peer.id.startsWith('agent://') ? peer.id : `agent://${peer.id}`,

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { agentFileSchemaOf, type AgentFile } from './agent-file.js';
 import { capabilitiesFileSchema, type CapabilitiesFile } from './capabilities-file.js';
 import { checkPeerRoutes } from './check-peer-routes.js';
+import { configKinds } from './config-kinds.js';
 import { eventSourcesFileSchema, sourcePath, type EventSourcesFile } from './event-sources-file.js';
 import { ConfigError, fieldPath, loadYamlFile, type LoadedYaml } from '../yaml/index.js';
 import { inboxSettingsOf, type InboxSettings } from './inbox-settings.js';
@@ -33,21 +34,21 @@ export interface AgentConfig<P extends Plugins = Plugins> {
 /**
  * Reads `agent.yaml` and `capabilities.yaml` (required), `rpc-peers.yaml` and
  * `event-sources.yaml` (optional) from `dir`. Transport sections and peer routes are
- * checked against the transport plug-ins, agent.yaml against the core's sections and every
+ * checked against the transport and gateway plug-ins, agent.yaml against the core's sections and every
  * plug-in's. Every mistake is a ConfigError naming the file, the line and the field.
  */
 export async function loadAgentConfig<P extends Plugins>(dir: string, plugins: P, env: NodeJS.ProcessEnv = process.env): Promise<AgentConfig<P>> {
-  const { transports } = plugins;
+  const kinds = configKinds(plugins);
   const path = (name: string): string => join(dir, name);
   const optional = <T>(name: string, load: (file: string) => Promise<T>): Promise<T | undefined> =>
     existsSync(path(name)) ? load(path(name)) : Promise.resolve(undefined);
   const agent = await loadYamlFile(path(CONFIG_FILES.agent), agentFileSchemaOf(plugins), { env });
-  const capabilities = await loadYamlFile(path(CONFIG_FILES.capabilities), capabilitiesFileSchema(transports), { env });
-  const peers = await optional(CONFIG_FILES.peers, (file) => loadYamlFile(file, peersFileSchema(transports), { env }));
+  const capabilities = await loadYamlFile(path(CONFIG_FILES.capabilities), capabilitiesFileSchema(kinds), { env });
+  const peers = await optional(CONFIG_FILES.peers, (file) => loadYamlFile(file, peersFileSchema(kinds), { env }));
   const eventSources = await optional(CONFIG_FILES.eventSources, (file) => loadYamlFile(file, eventSourcesFileSchema, { env }));
   checkAcrossFiles(agent, capabilities, eventSources);
   const inbox = inboxSettingsOf(agent, capabilities, eventSources);
-  if (peers) checkPeerRoutes(peers, capabilities.value.transports, transports);
+  if (peers) checkPeerRoutes(peers, capabilities.value.transports, kinds);
   const config: AgentConfig<P> = { dir, agent, capabilities, peers, eventSources, inbox, plugins };
   for (const type of plugins.handlerTypes) await type.check?.(config, env);
   return config;

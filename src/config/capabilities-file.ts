@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AGENT_URI_RE, CAPABILITY_RE, isAgentId } from '../envelope/index.js';
-import type { TransportPlugin } from '../transport-plugin.js';
+import type { ConfigKind } from './config-kinds.js';
 import { topicFields } from './inbox-fields.js';
 import { transportsConfigSchema, type TransportsConfig } from './transports-config.js';
 import { fromTransportsList, transportsListSchema, type ListedTopics } from './transports-list.js';
@@ -14,7 +14,7 @@ const jsonSchema = z.record(z.string(), z.unknown());
  * a list of `{kind, ...}` entries; either loads to the map, and a list's `topics` /
  * `subjects` are kept as `listedTopics`, to be settled with the file's `topics`.
  */
-export function capabilitiesFileSchema(transports: readonly TransportPlugin[]) {
+export function capabilitiesFileSchema(transports: readonly ConfigKind[]) {
   return z
     .strictObject({
       version: z.literal(1).describe('The file format version.'),

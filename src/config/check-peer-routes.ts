@@ -1,4 +1,4 @@
-import type { TransportPlugin } from '../transport-plugin.js';
+import type { ConfigKind } from './config-kinds.js';
 import { ConfigError, type LoadedYaml } from '../yaml/index.js';
 import type { PeersFile } from './peers-file.js';
 import type { TransportsConfig } from './transports-config.js';
@@ -8,7 +8,7 @@ import type { TransportsConfig } from './transports-config.js';
  * servers or brokers than this agent's could never be reached: each plug-in's `checkRoute`
  * says so at start, naming the file, line and field, rather than time out on every call.
  */
-export function checkPeerRoutes(peers: LoadedYaml<PeersFile>, transports: TransportsConfig, plugins: readonly TransportPlugin[]): void {
+export function checkPeerRoutes(peers: LoadedYaml<PeersFile>, transports: TransportsConfig, plugins: readonly ConfigKind[]): void {
   const kinds = plugins;
   peers.value.peers.forEach((peer, index) => {
     peer.transports.forEach((route, routeIndex) => {

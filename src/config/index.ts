@@ -7,6 +7,7 @@ export { buildReceiverAuth } from './build-auth.js';
 export { defaultCapabilityOf } from './default-capability.js';
 export type { AgentWiring, FrontDoorPlugin, FrontDoorProcess, OpenFrontDoor, ServedAgent } from './front-door-plugin.js';
 export { capabilitiesFileSchema, type CapabilityConfig } from './capabilities-file.js';
+export { configKinds, type ConfigKind } from './config-kinds.js';
 export { routeRequestsTopic, toPeerEntries } from './peers-file.js';
 export { DEFAULT_TRACING_ENDPOINTS, type TracingConfig } from './tracing-config.js';
 export type { TransportsConfig } from './transports-config.js';

@@ -4,7 +4,7 @@ import { AGENT_URI_RE, isAgentId } from '../envelope/index.js';
 import type { Clock } from '../clock.js';
 import type { PeerEntry } from '../rpc/index.js';
 import type { SecretValue } from '../secrets/index.js';
-import type { TransportPlugin } from '../transport-plugin.js';
+import type { ConfigKind } from './config-kinds.js';
 import { alias, loadYamlFile, parseYaml, type LoadedYaml } from '../yaml/index.js';
 import { peerAuthSchema } from './auth-config.js';
 import { buildPeerAuth } from './build-auth.js';
@@ -12,7 +12,7 @@ import { buildPeerAuth } from './build-auth.js';
 const peerIdSchema = z.string().refine((id) => AGENT_URI_RE.test(id) || isAgentId(id), 'must be agent://<id> or a bare agent id');
 
 /** What the peer table needs of a transport: its route fields and how they name a topic. */
-export type PeerRouteKind = Pick<TransportPlugin, 'kind' | 'routeSchema' | 'requestsTopic' | 'checkRoute' | 'topicsField'>;
+export type PeerRouteKind = Pick<ConfigKind, 'kind' | 'routeSchema' | 'requestsTopic' | 'checkRoute' | 'topicsField'>;
 
 /**
  * The design documents' form of a route's topic: `topics: { requests }` (`subjects:` for
@@ -39,8 +39,8 @@ function routeSchema(kinds: readonly PeerRouteKind[]) {
   return z.discriminatedUnion('kind', options as [z.ZodObject<{ kind: z.ZodLiteral<string> }>, ...Array<z.ZodObject<{ kind: z.ZodLiteral<string> }>>]);
 }
 
-/** rpc-peers.yaml (version 1), with route kinds from the loaded transport plug-ins. */
-export function peersFileSchema(transports: readonly TransportPlugin[]) {
+/** rpc-peers.yaml (version 1), with route kinds from the loaded transport and gateway plug-ins. */
+export function peersFileSchema(transports: readonly PeerRouteKind[]) {
   return z.strictObject({
     version: z.literal(1).describe('The file format version.'),
     peers: z
@@ -71,8 +71,8 @@ export interface PeersFile {
 }
 
 export interface PeersFileOptions {
-  /** The transport plug-ins whose routes peers may use. */
-  readonly transports: readonly TransportPlugin[];
+  /** The transport and gateway plug-ins whose routes peers may use (configKinds). */
+  readonly transports: readonly PeerRouteKind[];
   /** Resolves `...Ref` fields; relative `file:` references resolve against the file's directory. */
   readonly resolveSecret: (ref: string, baseDir: string) => Promise<SecretValue>;
   readonly clock?: Clock;

@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { checkTransportPlugins, type TransportPlugin } from '../transport-plugin.js';
+import type { GatewayPlugin } from '../gateway-plugin.js';
+import type { TransportPlugin } from '../transport-plugin.js';
+import { configKinds } from './config-kinds.js';
 import type { AgentConfig } from './agent-config.js';
 
 /**
@@ -26,19 +28,21 @@ export interface HandlerEntryContribution extends ConfigContribution {
 
 /**
  * Everything a daemon or a CLI is built from besides the core, one list per kind of plug-in:
- * transports (byte carriers), front doors (HTTP surfaces of the process) and handler types
+ * transports (byte carriers), gateways (peers of other protocols: http, a2a), front doors (HTTP surfaces of the process) and handler types
  * (what agent.yaml's `handlers:` can name). The runtime narrows the last two to its own
  * plug-in interfaces; the config files are checked against all of them.
  */
 export interface Plugins<FrontDoor extends ConfigContribution = ConfigContribution, HandlerType extends HandlerEntryContribution = HandlerEntryContribution> {
   readonly transports: readonly TransportPlugin[];
+  readonly gateways: readonly GatewayPlugin[];
   readonly frontDoors: readonly FrontDoor[];
   readonly handlerTypes: readonly HandlerType[];
 }
 
 /** Throws TypeError on a list with a repeated name, or two plug-ins (or a plug-in and the core) owning one agent.yaml key: a programming mistake, found at start. */
 export function checkPlugins(plugins: Plugins, coreKeys: readonly string[]): void {
-  checkTransportPlugins(plugins.transports);
+  // Transports and gateways: a bad or repeated kind throws.
+  configKinds(plugins);
   const owners = new Map<string, string>(coreKeys.map((key) => [key, 'the core']));
   for (const [kind, list] of [['front door', plugins.frontDoors], ['handler type', plugins.handlerTypes]] as const) {
     const names = new Set<string>();

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { TransportPlugin } from '../transport-plugin.js';
+import type { ConfigKind } from './config-kinds.js';
 
 /** capabilities.yaml `transports`: per configured kind, that plug-in's config. */
 export type TransportsConfig = Readonly<Record<string, unknown>>;
@@ -9,8 +9,8 @@ export type TransportsConfig = Readonly<Record<string, unknown>>;
  * per loaded plug-in validated by its `configSchema`. An unknown kind is an error naming
  * the field (a strict object); `${env:NAME}` works in any string but `…Ref` fields.
  */
-export function transportsConfigSchema(plugins: readonly TransportPlugin[]): z.ZodType<TransportsConfig> {
-  // An implicit transport (http) comes without asking; the agent still needs one to listen on.
+export function transportsConfigSchema(plugins: readonly ConfigKind[]): z.ZodType<TransportsConfig> {
+  // A gateway (http, a2a) comes without asking; the agent still needs a transport to listen on.
   const listening = plugins.filter((plugin) => !plugin.implicit).map((plugin) => plugin.kind);
   return z
     .strictObject(Object.fromEntries(plugins.map((plugin) => [plugin.kind, plugin.configSchema.optional()])))

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { TransportPlugin } from '../transport-plugin.js';
+import type { ConfigKind } from './config-kinds.js';
 import { topicFields, TOPIC_ROLES, type TopicRole } from './inbox-fields.js';
 import type { TransportsConfig } from './transports-config.js';
 
@@ -18,7 +18,7 @@ type ListEntry = { readonly kind: string } & Readonly<Record<string, unknown>>;
  * It says what the map form says (one connection per kind, so a kind listed twice is an
  * error), and its topics are the agent's own: the same settings as the file's `topics`.
  */
-export function transportsListSchema(plugins: readonly TransportPlugin[]): z.ZodType<ListEntry[]> {
+export function transportsListSchema(plugins: readonly ConfigKind[]): z.ZodType<ListEntry[]> {
   const listening = plugins.filter((plugin) => !plugin.implicit).map((plugin) => plugin.kind);
   const options = plugins.map((plugin) => {
     if (!(plugin.configSchema instanceof z.ZodObject)) throw new TypeError(`transport ${plugin.kind}: configSchema must be a zod object`);
@@ -40,7 +40,7 @@ export function transportsListSchema(plugins: readonly TransportPlugin[]): z.Zod
 }
 
 /** The map form of a list (what the transports are created from) and the topics its entries name. */
-export function fromTransportsList(list: readonly ListEntry[], plugins: readonly TransportPlugin[]): { transports: TransportsConfig; listedTopics: ListedTopics[] } {
+export function fromTransportsList(list: readonly ListEntry[], plugins: readonly ConfigKind[]): { transports: TransportsConfig; listedTopics: ListedTopics[] } {
   const transports: Record<string, unknown> = {};
   const listedTopics: ListedTopics[] = [];
   list.forEach((item, index) => {

@@ -1,6 +1,6 @@
 /**
  * `agent-rpc/server`: the HTTP side — API roles, the remote node model, and the client of
- * a node's session API (what the `http` transport and the `remote_agent` tool use).
+ * a node's session API (what the `http` gateway and the `remote_agent` tool use).
  */
 export { ROLES, PERMISSIONS, roleCan, type Role, type Permission, type Principal } from '../auth/roles.js';
 export { DEFAULT_REMOTE_TIMEOUT_MS, REMOTE_AUTH_TYPES, type RemoteNode, type RemoteNodeResolver, type RemoteAuthType } from '../remote-nodes/remote-node.js';

@@ -1,7 +1,7 @@
 /**
  * `agent-rpc/transport`: what a transport plug-in implements and is handed — the byte
  * carrier's interface, deliveries and their controls, the plug-in descriptor
- * (docs/transports/adding-a-transport.md).
+ * (docs/transports/adding-a-transport.md) — and the same for a gateway (docs/gateways/adding-a-gateway.md).
  */
 export type {
   BrokerEndpoint,
@@ -15,6 +15,7 @@ export type {
   Subscription,
   TransportKind,
   TransportTraits,
-  UndeliverableMessage,
 } from '../transport.js';
 export { checkTransportPlugins, type TransportPlugin, type TransportPluginContext } from '../transport-plugin.js';
+export type { Gateway, GatewayAnswer, GatewayCall, GatewayPort } from '../gateway.js';
+export { checkGatewayPlugins, type GatewayPlugin, type GatewayPluginContext } from '../gateway-plugin.js';

@@ -23,7 +23,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface RemoteSessionRequest {
   readonly message: string;
-  /** An encoded request envelope for an agent of the remote node (the http transport). */
+  /** An encoded request envelope for an agent of the remote node (the http gateway). */
   readonly envelope?: string;
   /** Default true: prompts wait in the session, and this client rejects them. */
   readonly safeMode?: boolean;

@@ -54,7 +54,7 @@ export function agentFailedError(node: RemoteNode, sessionId: string, failure: R
       node: node.name,
       remoteStatus: failure.status,
       ...(failure.error?.code ? { remoteCode: failure.error.code } : {}),
-      // The http transport turns a signed error response of the remote agent back into its error.
+      // The http gateway turns a signed error response of the remote agent back into its error.
       ...(failure.responseEnvelope ? { responseEnvelope: failure.responseEnvelope } : {}),
     },
   });

@@ -8,6 +8,7 @@ import type { DedupeOptions } from '../idempotency/index.js';
 import type { Logger } from '../logger.js';
 import type { RpcMetrics, FlowObserver } from '../observability/index.js';
 import type { TracerProvider } from '@opentelemetry/api';
+import type { Gateway } from '../gateway.js';
 import type { RpcTransport } from '../transport.js';
 import type { NodeLimits } from './node-core.js';
 import type { PeerEntry, PeerTable } from './peer-table.js';
@@ -23,6 +24,8 @@ export interface AgentNodeOptions {
   readonly id: string;
   /** Transports this node listens and sends on; the node owns them and closes them. */
   readonly transports: readonly RpcTransport[];
+  /** Gateways this node calls peers of other protocols through (`http`, `a2a`); the node owns them and closes them. */
+  readonly gateways?: readonly Gateway[];
   readonly peers?: PeerTable | readonly PeerEntry[];
   readonly permissions?: PermissionRules;
   /** Bus scope: only envelopes of this tenant are accepted; topics are tenant-scoped. */

@@ -13,6 +13,7 @@ import { noMetrics, RepeatedWarnings, noFlows } from '../observability/index.js'
 import { positiveInteger } from '../check-integer.js';
 import { RpcTracing } from '../observability/tracing/rpc-tracing.js';
 import { formatReplyTo, type RpcTransport, type Subscription, type TransportKind } from '../transport.js';
+import type { Gateway } from '../gateway.js';
 import type { CallResult } from '../call-result.js';
 import type { EventHandler, Handler } from './handler.js';
 import { Inbox } from './inbox.js';
@@ -21,6 +22,8 @@ import { LocalBus, type LocalBusEventName, type LocalBusEvents } from './local-b
 import type { InboxCore } from './node-core.js';
 import { createInboundPort, type InboundPort } from './inbound-port.js';
 import type { DeliverySource } from './receipt.js';
+import { createGatewayPort } from './gateway-port.js';
+import { carriersByKind } from './outbound.js';
 import { PeerTable, normalizeAgentUri } from './peer-table.js';
 import { CapabilitySchemas, type CapabilitySchema } from './capability-schemas.js';
 import { PendingRegistry } from './pending-registry.js';
@@ -28,7 +31,6 @@ import { compilePermissions, requestPermissionKey } from './permissions.js';
 import { requestAgent, type RequestAgentOptions } from './request-agent.js';
 import { requeueDlqRecord, type RequeueResult } from './requeue.js';
 import { defaultAgentTopics } from './topics.js';
-import { handleUndeliverable } from './undeliverable.js';
 import { noApprovals } from './approvals.js';
 import { Cancellations } from './cancellations.js';
 import { ConnectionWatch } from './connection-watch.js';
@@ -56,6 +58,9 @@ export class AgentNode {
   private readonly requestSubscriptions: Subscription[] = [];
   private readonly responseSubscriptions: Subscription[] = [];
   private readonly replyTopics = new Map<RpcTransport, string>();
+  private readonly gateways: readonly Gateway[];
+  /** Answers of gateways are taken from start until the reply subscriptions close. */
+  private takingAnswers = false;
   private readonly drainTimeoutMs: number;
   private readonly maxInflight: number | undefined;
   private readonly connections: ConnectionWatch;
@@ -64,14 +69,12 @@ export class AgentNode {
   constructor(options: AgentNodeOptions) {
     if (typeof options?.id !== 'string') throw new TypeError('AgentNode: id is required');
     const uri = agentUri(options.id);
-    if (!Array.isArray(options.transports) || options.transports.length === 0) {
-      throw new TypeError('AgentNode: transports must list at least one transport');
+    const gateways = options.gateways ?? [];
+    if (!Array.isArray(options.transports) || options.transports.length + gateways.length === 0) {
+      throw new TypeError('AgentNode: transports must list at least one transport (or gateways one gateway)');
     }
-    const transports = new Map<TransportKind, RpcTransport>();
-    for (const transport of options.transports) {
-      if (transports.has(transport.kind)) throw new TypeError(`AgentNode: two transports of kind ${transport.kind}`);
-      transports.set(transport.kind, transport);
-    }
+    const { transports, outbound } = carriersByKind(options.transports, gateways);
+    this.gateways = gateways;
     const instanceId = options.instanceId ?? randomBytes(6).toString('hex');
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(instanceId)) throw new TypeError('AgentNode: instanceId must be 1-64 characters of [A-Za-z0-9_-]');
     const topics = { ...defaultAgentTopics(options.id, options.tenantId), ...options.topics };
@@ -82,6 +85,8 @@ export class AgentNode {
       this.replyTopics.set(transport, topic);
       replyTo.set(transport.kind, formatReplyTo(transport.kind, topic));
     }
+    // A gateway's calls carry a replyTo of its kind too: a peer that reads our envelope (http) answers to it.
+    for (const gateway of gateways) replyTo.set(gateway.kind, formatReplyTo(gateway.kind, `${topics.responses}.${instanceId}`));
     const clock = options.clock ?? systemClock;
     const logger = (options.logger ?? silentLogger).child({ agentId: options.id });
     const metrics = options.metrics ?? noMetrics;
@@ -96,6 +101,7 @@ export class AgentNode {
       instanceId,
       replyTo,
       transports,
+      outbound,
       peers: options.peers instanceof PeerTable ? options.peers : new PeerTable(options.peers ?? []),
       registry: new PendingRegistry({ capacity: pendingCapacity, metrics, now: () => clock.now() }),
       permissions: compilePermissions(options.permissions),
@@ -253,13 +259,12 @@ export class AgentNode {
     if (this.state !== 'new') throw new TypeError(`AgentNode ${this.id}: start() called while ${this.state}`);
     this.state = 'starting';
     const { topics } = this.#core;
+    this.takingAnswers = true;
+    for (const gateway of this.gateways) await gateway.open(createGatewayPort(this.#core, this.inbox, gateway.kind, () => this.takingAnswers));
     for (const transport of this.#core.transports.values()) {
       this.connections.watch(transport);
       await transport.connect();
-      transport.onUndeliverable?.((failure) => {
-        handleUndeliverable(this.#core, transport, failure).catch((error: unknown) => this.#core.logger.error({ err: error, topic: failure.topic }, 'could not record an undeliverable message'));
-      });
-      const source: DeliverySource = { kind: transport.kind, redelivers: transport.traits.redelivery, transport, ...(transport.traits.gateway ? { gateway: true } : {}) };
+      const source: DeliverySource = { kind: transport.kind, redelivers: transport.traits.redelivery, transport };
       const receive = (delivery: Parameters<Inbox['receive']>[0]): void => this.inbox.receive(delivery, source);
       const inflight = { maxInflight: this.maxInflight };
       // Replicas of one agent share its requests; each instance reads the replies to its own calls.
@@ -276,9 +281,11 @@ export class AgentNode {
     for (const subscription of this.requestSubscriptions.splice(0)) await subscription.close();
     await this.drainHandlers();
     for (const subscription of this.responseSubscriptions.splice(0)) await subscription.close();
+    this.takingAnswers = false;
     this.connections.stop();
     this.#core.registry.close();
     for (const transport of this.#core.transports.values()) await transport.close();
+    for (const gateway of this.gateways) await gateway.close();
     this.#core.warnings.flush();
     this.state = 'closed';
   }

@@ -44,11 +44,11 @@ export function deliverCall(core: CallerCore, call: CallState): Promise<CallResu
     requestId: messageId,
     correlationId: call.correlationId,
     capability: call.capability,
-    transport: peer.transport.kind,
+    transport: peer.outbound.kind,
     deadline: envelope.deadline!,
     publish,
-    // A request/response transport cancels the remote work itself; over a broker the target hears `$cancel`.
-    abandon: peer.transport.abandon ? () => peer.transport.abandon?.(messageId) : () => sendCancel(core, peer, envelope),
+    // A gateway cancels the remote work itself; over a transport the target hears `$cancel`.
+    abandon: peer.outbound.abandon ? () => peer.outbound.abandon?.(messageId) : () => sendCancel(core, peer, envelope),
     onProgress: call.options.onProgress,
     onApproval,
     signal: call.options.signal,
@@ -57,7 +57,7 @@ export function deliverCall(core: CallerCore, call: CallState): Promise<CallResu
 }
 
 function send(peer: ResolvedPeer, call: CallState, signed: AgentRpcEnvelope): Promise<void> {
-  return peer.transport.publish(peer.topic, { body: encodeEnvelope(signed), key: call.correlationId, messageId: signed.messageId, expiresAt: signed.deadline });
+  return peer.outbound.send(peer.topic, signed, { body: encodeEnvelope(signed), key: call.correlationId, messageId: signed.messageId, expiresAt: signed.deadline });
 }
 
 function deliverAsync(core: CallerCore, call: CallState, publish: () => Promise<void>, onApproval: ReturnType<typeof approvalResponder>): Promise<CallResult> {
@@ -75,7 +75,7 @@ function deliverAsync(core: CallerCore, call: CallState, publish: () => Promise<
       requestId: messageId,
       correlationId: call.correlationId,
       capability: call.capability,
-      transport: call.peer!.transport.kind,
+      transport: call.peer!.outbound.kind,
       deadline: envelope.deadline!,
       onProgress: (data) => core.bus.emit('agent.rpc.progress', { requestId: messageId, correlationId: call.correlationId, capability: call.capability, data }),
       // An answer can come before the transport's publish promise settles: it was published then.
@@ -107,7 +107,8 @@ function sendCancel(core: CallerCore, peer: ResolvedPeer, request: AgentRpcEnvel
   if (request.tenantId !== undefined) cancel.tenantId = request.tenantId;
   const publish = async (): Promise<void> => {
     const signed = attachAuth(peer.auth ?? core.auth, cancel);
-    await peer.transport.publish(peer.topic, { body: encodeEnvelope(isPromise(signed) ? await signed : signed), key: request.correlationId, messageId: cancel.messageId });
+    const ready = isPromise(signed) ? await signed : signed;
+    await peer.outbound.send(peer.topic, ready, { body: encodeEnvelope(ready), key: request.correlationId, messageId: cancel.messageId });
   };
   publish().catch((error: unknown) => core.logger.debug({ err: error, requestId: request.messageId }, 'could not send $cancel'));
 }

@@ -11,8 +11,8 @@ const warnings = new WeakMap<InboxCore, LogThrottle>();
 /**
  * Publishes a DLQ record's copy to the agent's DLQ topic, best effort: the local sink
  * already holds the record. Only transports that consume what others publish
- * (`traits.remoteSubscribe`: brokers and the in-process bus) get one — not request/response
- * adapters (http: its topics are remote node names), not the inbound port. A copy that
+ * (`traits.remoteSubscribe`: brokers and the in-process bus) get one — not gateways (they
+ * are no transports: http's addresses are remote node names), not the inbound port. A copy that
  * cannot be published (a broker away, an in-process topic nobody reads that is full) is
  * logged at most every 10 s with the count since, not once per record.
  */

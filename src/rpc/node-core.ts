@@ -12,6 +12,7 @@ import type { RepeatedWarnings, RpcMetrics, FlowObserver } from '../observabilit
 import type { RpcTracing } from '../observability/tracing/rpc-tracing.js';
 import type { RpcTransport, TransportKind } from '../transport.js';
 import type { LocalBus } from './local-bus.js';
+import type { Outbound } from './outbound.js';
 import type { PeerTable } from './peer-table.js';
 import type { PendingRegistry } from './pending-registry.js';
 import type { PermissionCheck } from './permissions.js';
@@ -69,9 +70,12 @@ export interface Telemetry {
 
 /** How the node reaches peers and proves who it is. */
 export interface NodeLinks {
-  /** Per transport kind, the `replyTo` URI this instance puts on its requests. */
+  /** Per transport and gateway kind, the `replyTo` URI this instance puts on its requests. */
   readonly replyTo: ReadonlyMap<TransportKind, string>;
+  /** What replies and requeued messages are published on. */
   readonly transports: ReadonlyMap<TransportKind, RpcTransport>;
+  /** What calls go out on, by route kind: every transport and every gateway. */
+  readonly outbound: ReadonlyMap<TransportKind, Outbound>;
   readonly peers: PeerTable;
   /** Verifies what arrives (unless a peer has its own verifier) and signs by default. */
   readonly auth: AuthProvider;

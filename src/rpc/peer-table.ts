@@ -1,13 +1,14 @@
 import type { AuthProvider } from '../auth/index.js';
 import { agentIdOf, agentUri, URI_SCHEME_RE } from '../envelope/index.js';
 import { RpcError } from '../errors.js';
-import type { RpcTransport, TransportKind } from '../transport.js';
+import type { TransportKind } from '../transport.js';
+import type { Outbound } from './outbound.js';
 import { defaultAgentTopics } from './topics.js';
 
-/** One way to reach a peer; the first route whose transport is loaded is used. */
+/** One way to reach a peer; the first route whose transport or gateway is loaded is used. */
 export interface PeerRoute {
   readonly kind: TransportKind;
-  /** Default `agents.<id>.requests` (tenant-scoped when the peer has a tenantId). */
+  /** Default `agents.<id>.requests` (tenant-scoped when the peer has a tenantId). For a gateway: the peer's address (node name, URL). */
   readonly requestsTopic?: string;
 }
 
@@ -22,7 +23,9 @@ export interface PeerEntry {
 
 export interface ResolvedPeer {
   readonly uri: string;
-  readonly transport: RpcTransport;
+  /** The transport or gateway the call goes out on. */
+  readonly outbound: Outbound;
+  /** The topic (transport) or the peer's address (gateway). */
   readonly topic: string;
   readonly tenantId: string | undefined;
   readonly auth: AuthProvider | undefined;
@@ -34,10 +37,10 @@ interface PeerRecord {
   /** Explicit request topic per transport kind; undefined means the default for the tenant. */
   readonly topics: ReadonlyMap<TransportKind, string | undefined>;
   /** The last resolution, for the same transports and tenant (a node asks with the same ones on every call). */
-  resolved?: { readonly transports: ReadonlyMap<TransportKind, RpcTransport>; readonly defaultTenant: string | undefined; readonly peer: ResolvedPeer };
+  resolved?: { readonly outbound: ReadonlyMap<TransportKind, Outbound>; readonly defaultTenant: string | undefined; readonly peer: ResolvedPeer };
 }
 
-/** Producer-side routing: resolves `agent://<id>` to a loaded transport and a topic. */
+/** Producer-side routing: resolves `agent://<id>` to a loaded transport and a topic, or a gateway and an address. */
 export class PeerTable {
   private readonly peers = new Map<string, PeerRecord>();
 
@@ -73,23 +76,23 @@ export class PeerTable {
    * Throws RpcError EAGENTRPC_NO_PEER / EAGENTRPC_NO_TRANSPORT. A peer without a tenant of
    * its own is reached in the caller's tenant (`defaultTenant`).
    */
-  resolve(uri: string, transports: ReadonlyMap<TransportKind, RpcTransport>, defaultTenant?: string): ResolvedPeer {
+  resolve(uri: string, outbound: ReadonlyMap<TransportKind, Outbound>, defaultTenant?: string): ResolvedPeer {
     const peer = this.peers.get(uri);
     if (!peer) throw new RpcError('EAGENTRPC_NO_PEER', `no peer ${uri} in the peer table`, { details: { to: uri } });
     const last = peer.resolved;
-    if (last !== undefined && last.transports === transports && last.defaultTenant === defaultTenant) return last.peer;
+    if (last !== undefined && last.outbound === outbound && last.defaultTenant === defaultTenant) return last.peer;
     for (const [kind, topic] of peer.topics) {
-      const transport = transports.get(kind);
-      if (!transport) continue;
+      const carrier = outbound.get(kind);
+      if (!carrier) continue;
       const tenantId = peer.entry.tenantId ?? defaultTenant;
       const resolvedTopic = topic ?? defaultAgentTopics(agentIdOf(uri), tenantId).requests;
-      const resolved: ResolvedPeer = { uri, transport, topic: resolvedTopic, tenantId, auth: peer.entry.auth };
-      peer.resolved = { transports, defaultTenant, peer: resolved };
+      const resolved: ResolvedPeer = { uri, outbound: carrier, topic: resolvedTopic, tenantId, auth: peer.entry.auth };
+      peer.resolved = { outbound, defaultTenant, peer: resolved };
       return resolved;
     }
     const wanted = [...peer.topics.keys()];
     throw new RpcError('EAGENTRPC_NO_TRANSPORT', `peer ${uri} is reachable over ${wanted.join(', ')}, none of which is loaded`, {
-      details: { to: uri, kinds: wanted, loaded: [...transports.keys()] },
+      details: { to: uri, kinds: wanted, loaded: [...outbound.keys()] },
     });
   }
 }

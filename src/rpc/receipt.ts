@@ -25,8 +25,6 @@ export interface DeliverySource {
   readonly replies?: ReplyChannel;
   /** A remote execution request's context (the inbound port only). */
   readonly execution?: ExecutionScope;
-  /** The transport is a gateway (TransportTraits.gateway): responses it hands over were made by it, not signed by a peer. */
-  readonly gateway?: boolean;
   /** The caller waits on this exchange (an HTTP front door): at the request's deadline it is answered EAGENTRPC_TIMEOUT even while the handler runs on. */
   readonly boundsHandlers?: boolean;
   /** The `messaging.system` of its spans when not `kind`: the inbound port's front doors speak `http`. */

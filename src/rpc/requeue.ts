@@ -1,3 +1,4 @@
+import { decodeEnvelope } from '../envelope/index.js';
 import { RpcError } from '../errors.js';
 import type { TransportKind } from '../transport.js';
 import type { InboxCore } from './node-core.js';
@@ -30,10 +31,18 @@ export async function requeueDlqRecord(core: InboxCore, inbound: InboundPort, id
   }
   const viaPort = record.transport === INBOUND_PORT_KIND;
   const transport = core.transports.get(record.transport);
-  if (!viaPort && !transport) {
+  // A call a gateway could not carry (remote-failed) goes to that gateway again.
+  const gateway = transport ? undefined : core.outbound.get(record.transport);
+  if (!viaPort && !transport && !gateway) {
     throw new RpcError('EAGENTRPC_NO_TRANSPORT', `requeue: DLQ record ${id} came over ${record.transport}, which this node has not loaded`);
   }
   if (record.envelope && core.dedupe.strategy === 'message-id') await core.dedupe.release(record.envelope.messageId);
+  if (gateway) {
+    const decoded = decodeEnvelope(body, core.limits);
+    if (!decoded.ok) throw new RangeError(`requeue: DLQ record ${id} holds no envelope the ${record.transport} gateway can carry (${decoded.reason})`);
+    await gateway.send(record.coordinates.topic, decoded.envelope, { body, key });
+    return { transport: record.transport, topic: record.coordinates.topic };
+  }
   if (viaPort || !transport) {
     // It came through a front door, not a topic: it goes back the same way (nobody waits for its answer now).
     void inbound.deliver({ body, deliveryId: `requeue-${record.id}` }).catch((error: unknown) => core.logger.warn({ err: error, dlqId: id }, 'requeued message not delivered'));

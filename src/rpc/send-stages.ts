@@ -66,10 +66,10 @@ function permission(core: CallerCore, call: CallState): RpcError | undefined {
 
 function route(core: CallerCore, call: CallState): RpcError | undefined {
   try {
-    const peer = core.peers.resolve(call.to, core.transports, core.tenantId);
+    const peer = core.peers.resolve(call.to, core.outbound, core.tenantId);
     call.peer = peer;
-    const broker = peer.transport.brokerEndpoint;
-    call.route = broker === undefined ? { kind: peer.transport.kind, topic: peer.topic } : { kind: peer.transport.kind, topic: peer.topic, broker };
+    const broker = peer.outbound.brokerEndpoint;
+    call.route = broker === undefined ? { kind: peer.outbound.kind, topic: peer.topic } : { kind: peer.outbound.kind, topic: peer.topic, broker };
     return undefined;
   } catch (error) {
     return toRpcError(error);
@@ -117,7 +117,7 @@ function buildEnvelope(core: CallerCore, call: CallState): undefined {
     payload: call.payload,
   };
   if (parent) envelope.causedBy = parent.messageId;
-  if (call.mode !== 'fire-and-forget') envelope.replyTo = core.replyTo.get(peer!.transport.kind);
+  if (call.mode !== 'fire-and-forget') envelope.replyTo = core.replyTo.get(peer!.outbound.kind);
   if (peer!.tenantId !== undefined) envelope.tenantId = peer!.tenantId;
   // Decided by the tracing stage when there is one; else a child of the caller's own
   // traceparent (it runs inside a traced service) or of the request being handled.

@@ -21,7 +21,7 @@ export interface SyncCall {
   /** The call's overall deadline (the one written in the envelope). */
   readonly deadline: number;
   readonly publish: () => Promise<void>;
-  /** Tells a request/response transport that nobody waits any more (it cancels remote work). */
+  /** Tells the target that nobody waits any more: a gateway cancels the remote work, over a transport the target hears `$cancel`. */
   readonly abandon: (() => void) | undefined;
   readonly onProgress: ((data: unknown) => void) | undefined;
   readonly onApproval: PendingCall['onApproval'];

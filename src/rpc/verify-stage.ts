@@ -11,9 +11,7 @@ import type { Receipt } from './receipt.js';
  */
 export function verifyStage(core: InboxCore): (r: Receipt) => MaybePromise<boolean | void> {
   return (r) => {
-    const envelope = r.request;
-    // A gateway transport's responses were made in this process (see TransportTraits.gateway).
-    const verdict = r.source.gateway && envelope.kind === 'response' ? trustGateway(core, r) : verify(core, r);
+    const verdict = verify(core, r);
     return isPromise(verdict) ? verdict.then<boolean | void>((v) => admitted(r, v)) : admitted(r, verdict);
   };
 }
@@ -38,18 +36,4 @@ function verify(core: InboxCore, r: Receipt): MaybePromise<AuthVerdict> {
   } catch (error) {
     return denyThrown(error);
   }
-}
-
-/**
- * Accepted as the gateway's own, and audited as such (provider `<kind>-gateway`), unless
- * it answers a call waiting on another transport. A response nobody waits for goes on to
- * the settle stage, which dead-letters it as for any transport.
- */
-function trustGateway(core: InboxCore, r: Receipt): AuthVerdict {
-  const envelope = r.request;
-  const kind = r.source.kind;
-  const carrier = envelope.causedBy === undefined ? undefined : core.registry.transportOf(envelope.causedBy);
-  const verdict: AuthVerdict = carrier === undefined || carrier === kind ? { ok: true, subject: envelope.from } : deny('not-the-gateway', `${kind} answered a call that went out over ${carrier}`);
-  recordAuthDecision(core, `${kind}-gateway`, envelope, verdict);
-  return verdict;
 }

@@ -1,11 +1,12 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { buildReceiverAuth, toPeerEntries, type AgentConfig } from '../config/index.js';
+import { buildReceiverAuth, configKinds, toPeerEntries, type AgentConfig } from '../config/index.js';
 import { JsonlDlqSink } from '../dlq/index.js';
 import type { AgentNodeOptions } from '../rpc/agent-node.js';
 import type { SecretResolver } from '../secrets/index.js';
 import type { AgentStores } from './agent-stores.js';
 import type { BuildAgentOptions } from './build-agent.js';
+import { gatewaysFromConfig, transportSections } from './gateways-from-config.js';
 import { transportsFromConfig } from './transports-from-config.js';
 
 /** What the node's options are built from besides the config files and buildAgent's options. */
@@ -15,7 +16,7 @@ export interface NodeParts {
   readonly stores: AgentStores;
 }
 
-/** The AgentNode options of an agent's config files: its transports, peers, auth, guard, DLQ, dedupe and limits. */
+/** The AgentNode options of an agent's config files: its transports, gateways, peers, auth, guard, DLQ, dedupe and limits. */
 export async function nodeOptionsOf(config: AgentConfig, options: BuildAgentOptions, parts: NodeParts): Promise<AgentNodeOptions> {
   const { agent, capabilities, peers, inbox } = config;
   const { dataDir, secrets, stores } = parts;
@@ -24,11 +25,12 @@ export async function nodeOptionsOf(config: AgentConfig, options: BuildAgentOpti
   // Concurrency and maxInflight come from inbox (agent.yaml limits, or any event source that agrees).
   const { drainTimeoutMs, pendingCapacity, maxInflight: _maxInflight, concurrency: _concurrency, ...limits } = agent.value.limits ?? {};
   const auth = await receiverAuthOf(config, secrets, stores);
-  const peerEntries = peers ? await toPeerEntries(peers, { transports: config.plugins.transports, resolveSecret: (ref, baseDir) => secrets.resolve(ref, baseDir) }) : [];
+  const peerEntries = peers ? await toPeerEntries(peers, { transports: configKinds(config.plugins), resolveSecret: (ref, baseDir) => secrets.resolve(ref, baseDir) }) : [];
   const warnSummaryIntervalMs = options.warnSummaryIntervalMs ?? agent.value.log?.summaryIntervalMs;
   return {
     id,
     transports: await nodeTransportsOf(config, options, secrets),
+    gateways: await nodeGatewaysOf(config, options, secrets),
     peers: peerEntries,
     permissions: agent.value.permissions ?? {},
     ...(agent.value.agent.tenantId ? { tenantId: agent.value.agent.tenantId } : {}),
@@ -66,15 +68,24 @@ export async function nodeOptionsOf(config: AgentConfig, options: BuildAgentOpti
 /** The transports of capabilities.yaml, created by their plug-ins. */
 function nodeTransportsOf(config: AgentConfig, options: BuildAgentOptions, secrets: SecretResolver): Promise<AgentNodeOptions['transports']> {
   const id = config.agent.value.agent.id;
-  return transportsFromConfig(config.capabilities.value.transports, config.plugins.transports, {
+  return transportsFromConfig(transportSections(config), config.plugins.transports, {
     agentId: id,
     clientId: id,
     logger: options.logger,
     ...(options.metrics ? { metrics: options.metrics } : {}),
     resolveSecret: (ref) => secrets.resolve(ref, config.dir),
     shared: options.shared ?? new Map(),
+  });
+}
+
+/** One gateway of each gateway plug-in, with the remote nodes the agent may call. */
+function nodeGatewaysOf(config: AgentConfig, options: BuildAgentOptions, secrets: SecretResolver): Promise<NonNullable<AgentNodeOptions['gateways']>> {
+  return gatewaysFromConfig(config, {
+    agentId: config.agent.value.agent.id,
+    logger: options.logger,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    resolveSecret: (ref) => secrets.resolve(ref, config.dir),
     ...(options.remoteNodes ? { remoteNodes: options.remoteNodes } : {}),
-    peerRoutes: config.peers?.value.peers.flatMap((peer) => peer.transports) ?? [],
   });
 }
 

@@ -21,7 +21,7 @@ export interface BuildAgentOptions {
   /** Per-process state the transports of several agents share, keyed by kind (the memory bus). Default: this agent's own. */
   readonly shared?: Map<string, unknown>;
   readonly env?: NodeJS.ProcessEnv;
-  /** This agent's remote nodes, which transports that call them (http) are given. */
+  /** This agent's remote nodes, which gateways that call them (http) and model agents' tools are given. */
   readonly remoteNodes?: RemoteNodeResolver;
   /** Answers handlers' approval prompts (the session API). */
   readonly approvals?: ApprovalGate;

@@ -53,7 +53,7 @@ interface DaemonProcess {
 /**
  * Loads each agent's config directory with the `plugins`, starts the agents with the transports the
  * transport plug-ins create (agents on the memory transport share one in-process bus;
- * every agent gets the implicit `http` transport to call remote nodes) and one HTTP server
+ * every agent gets a gateway of each gateway plug-in, `http` to call remote nodes) and one HTTP server
  * for the process: /healthz, /readyz, /metrics with every agent's series, and what each
  * front door plug-in serves (the session and remote-node API, docs/remote-nodes.md; the remote
  * execution endpoints, docs/remote-execution.md; every agent as an A2A agent, docs/a2a.md;

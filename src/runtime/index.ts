@@ -2,5 +2,6 @@
 export { buildAgent } from './build-agent.js';
 export { transportsFromConfig } from './transports-from-config.js';
 export { builtinFrontDoors } from './front-doors.js';
+export { gatewaysFromConfig, transportSections } from './gateways-from-config.js';
 export { builtinHandlerTypes } from './handler-types.js';
 export type { DaemonPlugins } from './plugins.js';

@@ -14,7 +14,7 @@ export async function transportsFromConfig(config: TransportsConfig, plugins: re
   for (const kind of Object.keys(config)) transportPluginOf(plugins, kind);
   const transports: RpcTransport[] = [];
   for (const plugin of plugins) {
-    const section = config[plugin.kind] ?? (plugin.implicit ? {} : undefined);
+    const section = config[plugin.kind];
     if (section === undefined) continue;
     const logger = context.logger.child({ transport: plugin.kind });
     transports.push(await plugin.create(section, { ...context, logger, metrics: context.metrics ?? noMetrics }));

@@ -10,7 +10,7 @@ const createBody = z.strictObject({
   sessionId: z.unknown().optional(),
   message: z.string().max(1_000_000).optional(),
   safeMode: z.boolean().default(true),
-  /** An encoded request envelope (the HTTP transport); without it `message` goes to the default capability. */
+  /** An encoded request envelope (the http gateway); without it `message` goes to the default capability. */
   envelope: z.string().min(2).optional(),
   /** The caller's flow (a model agent's remote_agent call): the session's request continues it, so guards see the whole chain. */
   flow: sessionFlowSchema.optional(),

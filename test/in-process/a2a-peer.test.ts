@@ -15,7 +15,7 @@ import { metricValue, scrape } from '../support/prometheus-text.js';
 import { startOidcIssuer } from '../support/oidc-issuer.js';
 import type { LocalBusEvents } from '../../src/rpc/local-bus.js';
 import { startScriptedModelServer, type ScriptedModelServer } from '../../src/testing/scripted-model-server.js';
-import { a2aTransport } from '../../transports/a2a/index.js';
+import { a2aGateway } from '../../src/a2a/index.js';
 import { MemoryBus } from '../../transports/memory/memory-bus.js';
 import { memoryTransport } from '../../transports/memory/index.js';
 import { startA2aTestAgent, type A2aTestAgent } from '../support/a2a-test-agent.js';
@@ -37,7 +37,8 @@ async function agent(streaming: boolean): Promise<A2aTestAgent> {
 async function caller(url: string, options: Partial<AgentNodeOptions> = {}, bus = new MemoryBus()): Promise<AgentNode> {
   const node = new AgentNode({
     id: `caller-${closers.length}`,
-    transports: [memoryTransport({ bus }), a2aTransport({ pollIntervalMs: 20 })],
+    transports: [memoryTransport({ bus })],
+    gateways: [a2aGateway({ pollIntervalMs: 20 })],
     peers: [{ id: 'summarizer', routes: [{ kind: 'a2a', requestsTopic: url }] }],
     ...options,
   });
@@ -237,7 +238,7 @@ describe('a2a peer - the configured agent, and no other', () => {
     const base = `http://127.0.0.1:${daemon.http.port}`;
     const handled = async (agent: string) => metricValue(await scrape(base), 'agent_rpc_handler_duration_seconds_count', { agent, capability: 'assist', result: 'ok' });
     for (const url of [`${base}/a2a/second-desk`, `${base}/a2a/second-desk/`, `${base}/a2a/second-desk/.well-known/agent-card.json`]) {
-      const node = await caller(url, { transports: [a2aTransport({ routes: [{ url, tokenRef: 'alice' }], resolveSecret: async () => new SecretValue(token) })] });
+      const node = await caller(url, { gateways: [a2aGateway({ routes: [{ url, tokenRef: 'alice' }], resolveSecret: async () => new SecretValue(token) })] });
       const before = await handled('second-desk');
       const result = await node.requestAgent({ to: 'summarizer', capability: 'assist', payload: 'echo: which desk?' });
       expect(result).toMatchObject({ status: 'ok', response: 'which desk?' });
@@ -246,7 +247,7 @@ describe('a2a peer - the configured agent, and no other', () => {
     }
     // A path no agent serves is a card that cannot be read: the call goes nowhere else (not to the root's agent).
     for (const url of [`${base}/poll`, `${base}/a2a/nobody`]) {
-      const node = await caller(url, { transports: [a2aTransport({ routes: [{ url, tokenRef: 'alice' }], resolveSecret: async () => new SecretValue(token) })] });
+      const node = await caller(url, { gateways: [a2aGateway({ routes: [{ url, tokenRef: 'alice' }], resolveSecret: async () => new SecretValue(token) })] });
       expect((await node.requestAgent({ to: 'summarizer', capability: 'assist', payload: 'echo: anyone?' })).error?.code).toBe('EAGENTRPC_PEER_CARD_INVALID');
       expect(await handled('helper-desk')).toBe(0);
     }

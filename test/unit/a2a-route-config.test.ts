@@ -5,8 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { loadAgentConfig } from '../../src/config/agent-config.js';
 import { ConfigError } from '../../src/yaml/config-error.js';
 import { routeRequestsTopic } from '../../src/config/peers-file.js';
-import { builtinTransports, builtinPlugins } from '../../transports/plugins.js';
-import { capabilitiesOfCard, requestMessage, taskError, TASK_STATES } from '../../transports/a2a/a2a-mapping.js';
+import { builtinPlugins } from '../../transports/plugins.js';
+import { capabilitiesOfCard, requestMessage, taskError, TASK_STATES } from '../../src/a2a/a2a-mapping.js';
+import { configKinds } from '../../src/config/config-kinds.js';
 import type { AgentRpcEnvelope } from '../../src/envelope/index.js';
 
 const FIXTURE = new URL('../fixtures/config/reviewer', import.meta.url).pathname;
@@ -25,7 +26,7 @@ describe('a2a route config', () => {
     const config = await loadAgentConfig(withRoute('{ kind: a2a, url: "https://agents.example/research", tokenRef: "${env:RESEARCH_TOKEN}" }'), builtinPlugins, env);
     const route = config.peers!.value.peers[0]!.transports[0]!;
     expect(route).toEqual({ kind: 'a2a', url: 'https://agents.example/research', tokenRef: '${env:RESEARCH_TOKEN}' });
-    expect(routeRequestsTopic(builtinTransports, route)).toBe('https://agents.example/research');
+    expect(routeRequestsTopic(configKinds(builtinPlugins), route)).toBe('https://agents.example/research');
   });
 
   it('a2a route config - a url that is not http(s) is a ConfigError naming file and field', async () => {

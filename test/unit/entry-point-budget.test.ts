@@ -15,7 +15,7 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const BUDGETS = [
   { subpath: 'agent-rpc/tools', entry: 'src/entry-points/tools.ts', budget: 35 },
   { subpath: 'agent-rpc/envelope', entry: 'src/entry-points/envelope.ts', budget: 38 },
-  { subpath: 'agent-rpc', entry: 'src/index.ts', budget: 143 },
+  { subpath: 'agent-rpc', entry: 'src/index.ts', budget: 145 },
 ];
 
 /**

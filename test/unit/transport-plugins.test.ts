@@ -10,6 +10,10 @@ import { silentLogger } from '../../src/logger.js';
 import { noMetrics } from '../../src/observability/metrics.js';
 import { createSecretResolver } from '../../src/secrets/resolver.js';
 import { checkTransportPlugins } from '../../src/transport-plugin.js';
+import { configKinds } from '../../src/config/config-kinds.js';
+import { checkGatewayPlugins } from '../../src/gateway-plugin.js';
+import { builtinGateways } from '../../src/gateways.js';
+import { httpGatewayPlugin } from '../../src/remote-nodes/http-gateway/index.js';
 import { kafkaOptionsFromConfig, type KafkaTransportConfig } from '../../transports/kafka/index.js';
 import { memoryTransportPlugin } from '../../transports/memory/index.js';
 import { natsOptionsFromConfig, type NatsTransportConfig } from '../../transports/nats/index.js';
@@ -37,9 +41,15 @@ const errorOf = (yaml: string): string => {
 
 describe('transport plug-ins', () => {
   it('transports - the built-in list has one plug-in per kind, each kind a replyTo scheme', () => {
-    expect(checkTransportPlugins(builtinTransports).map((plugin) => plugin.kind)).toEqual(['memory', 'nats', 'kafka', 'http', 'amqp', 'mqtt', 'sqs', 'a2a']);
+    expect(checkTransportPlugins(builtinTransports).map((plugin) => plugin.kind)).toEqual(['memory', 'nats', 'kafka', 'amqp', 'mqtt', 'sqs']);
     expect(() => checkTransportPlugins([memoryTransportPlugin, memoryTransportPlugin])).toThrow(/two transport plug-ins of kind memory/);
     expect(() => checkTransportPlugins([{ ...memoryTransportPlugin, kind: 'Mem' }])).toThrow(TypeError);
+  });
+
+  it('gateways - the built-in list has one plug-in per kind; a gateway of a transport’s kind is refused', () => {
+    expect(checkGatewayPlugins(builtinGateways).map((plugin) => plugin.kind)).toEqual(['http', 'a2a']);
+    expect(() => checkGatewayPlugins([httpGatewayPlugin, httpGatewayPlugin])).toThrow(/two gateway plug-ins of kind http/);
+    expect(() => configKinds({ transports: builtinTransports, gateways: [{ ...httpGatewayPlugin, kind: 'memory' }] })).toThrow(/a transport plug-in and a gateway plug-in of kind memory/);
   });
 
   it('transports - importing the plug-in list loads no broker client package', () => {

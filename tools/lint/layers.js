@@ -21,7 +21,7 @@ export const LAYERS = [
   {
     layer: 'wire',
     why: 'the envelope, what its headers carry, the transport interface and what a call resolves to',
-    units: [['src/envelope/'], ['src/transport.ts', 'src/flow-usage.ts', 'src/trace-context.ts'], ['src/delivery.ts', 'src/call-result.ts']],
+    units: [['src/envelope/'], ['src/transport.ts', 'src/flow-usage.ts', 'src/trace-context.ts'], ['src/delivery.ts', 'src/call-result.ts', 'src/gateway.ts']],
   },
   {
     layer: 'services',
@@ -31,8 +31,14 @@ export const LAYERS = [
   { layer: 'core', why: 'the agent node: send and receive stages, the inbox, pending calls', units: [['src/rpc/']] },
   {
     layer: 'features',
-    why: 'what a node can host or do beyond plain calls; the transport plug-in interface',
-    units: [['src/flow-recording/', 'src/remote-nodes/'], ['src/a2a/'], ['src/transport-plugin.ts', 'src/model-agents/', 'src/sessions/'], ['src/workflows/', 'src/testing/'], ['src/remote-execution/']],
+    why: 'what a node can host or do beyond plain calls; the transport and gateway plug-in interfaces, the gateways and their list',
+    units: [
+      ['src/flow-recording/', 'src/remote-nodes/'],
+      ['src/transport-plugin.ts', 'src/gateway-plugin.ts', 'src/model-agents/', 'src/sessions/'],
+      ['src/workflows/', 'src/testing/', 'src/a2a/', 'src/remote-nodes/http-gateway/'],
+      ['src/remote-execution/'],
+      ['src/gateways.ts'],
+    ],
   },
   { layer: 'config', why: 'the YAML files, composed from the features’ schemas', units: [['src/config/'], ['src/codegen/']] },
   {

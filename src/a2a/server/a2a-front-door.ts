@@ -11,7 +11,8 @@ import type { FrontDoor } from '../../http-server/index.js';
 import { importOptional, missingPackage } from '../../optional-package.js';
 import { noApprovals } from '../../rpc/index.js';
 import { a2aConfigSchema } from './a2a-config.js';
-import { A2A_PATH_PREFIX, AGENT_CARD_PATH, DEFAULT_A2A_TASKS_PER_USER } from './a2a-names.js';
+import { A2A_PATH_PREFIX, DEFAULT_A2A_TASKS_PER_USER } from './a2a-names.js';
+import { AGENT_CARD_PATH } from '../index.js';
 import type { A2aServer } from './a2a-server.js';
 
 const A2A_SDK = '@a2a-js/sdk';

@@ -3,7 +3,6 @@
  * import the A2A SDK (an optional package), these are read by processes that may not have it.
  */
 
-export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
 export const A2A_PATH_PREFIX = '/a2a/';
 /** Tasks kept readable per user and agent unless configured otherwise. */
 export const DEFAULT_A2A_TASKS_PER_USER = 1000;

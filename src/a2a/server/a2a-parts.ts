@@ -1,5 +1,6 @@
 import type { Message, Part } from '@a2a-js/sdk';
 import { replyText } from '../../sessions/index.js';
+import { dataPart, textOf, textPart } from '../index.js';
 
 /** What a message asks of the agent: a capability and its payload, or why it cannot be served. */
 export type CallTarget =
@@ -42,12 +43,6 @@ function known(capability: string, options: TargetOptions): CallTarget | undefin
   return { code: 'EAGENTRPC_UNKNOWN_CAPABILITY', reason: `the agent has no capability ${capability}; its skills are ${[...options.capabilities].join(', ')}` };
 }
 
-/** The text parts of a message, joined by newlines; undefined when it has none. */
-export function textOf(message: Message): string | undefined {
-  const texts = message.parts.flatMap((part) => (part.content?.$case === 'text' ? [part.content.value] : []));
-  return texts.length === 0 ? undefined : texts.join('\n');
-}
-
 /** A result as parts: a string is text; JSON is a data part, led by its text (`text`, `message`…) when it has one. */
 export function resultParts(data: unknown): Part[] {
   if (typeof data === 'string') return [textPart(data)];
@@ -55,14 +50,6 @@ export function resultParts(data: unknown): Part[] {
   if (isRecord(data) && ['text', 'message', 'output', 'answer'].some((field) => typeof data[field] === 'string')) parts.push(textPart(replyText(data)));
   parts.push(dataPart(data ?? null));
   return parts;
-}
-
-export function textPart(text: string): Part {
-  return { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' };
-}
-
-export function dataPart(value: unknown): Part {
-  return { content: { $case: 'data', value }, metadata: undefined, filename: '', mediaType: 'application/json' };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -17,7 +17,8 @@ import {
   type FrontDoor,
 } from '../../http-server/index.js';
 import { roleCan, type Principal } from '../../auth/index.js';
-import { A2A_PATH_PREFIX, AGENT_CARD_PATH, DEFAULT_A2A_TASKS_PER_USER } from './a2a-names.js';
+import { AGENT_CARD_PATH } from '../index.js';
+import { A2A_PATH_PREFIX, DEFAULT_A2A_TASKS_PER_USER } from './a2a-names.js';
 import { agentEndpoint, type AgentEndpoint, type EndpointAgent } from './agent-endpoint.js';
 import { TaskRuns } from './task-runs.js';
 

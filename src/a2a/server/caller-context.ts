@@ -11,7 +11,7 @@ export interface CallerContext {
 }
 
 /**
- * An agent-rpc caller (the `a2a` transport) sends its flow and deadline in the message
+ * An agent-rpc caller (the `a2a` gateway) sends its flow and deadline in the message
  * metadata: `agentRpcFlow` carries the call's own `agent-rpc-flow` header (this hop already
  * counted by the caller's guard, so it is taken as is, not counted again), its
  * correlationId and the request that caused it, so the runaway guard here sees the chain

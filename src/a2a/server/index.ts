@@ -5,4 +5,5 @@
  * when it opens.
  */
 export { a2aFrontDoor } from './a2a-front-door.js';
-export { A2A_CALLER, A2A_PATH_PREFIX, A2A_TASK_HEADER, A2A_USER_HEADER, AGENT_CARD_PATH, DEFAULT_A2A_TASKS_PER_USER } from './a2a-names.js';
+export { A2A_CALLER, A2A_PATH_PREFIX, A2A_TASK_HEADER, A2A_USER_HEADER, DEFAULT_A2A_TASKS_PER_USER } from './a2a-names.js';
+export { AGENT_CARD_PATH } from '../index.js';

@@ -8,7 +8,7 @@ import { A2A_CALLER, A2A_TASK_HEADER, A2A_USER_HEADER } from './a2a-names.js';
 import { callTargetOf } from './a2a-parts.js';
 import { callerContextOf } from './caller-context.js';
 import { agentMessage, newTaskEvent, statusEvent } from './task-events.js';
-import { dataPart, textPart } from './a2a-parts.js';
+import { dataPart, textPart } from '../index.js';
 import { TaskRun } from './task-run.js';
 import type { TaskRuns } from './task-runs.js';
 

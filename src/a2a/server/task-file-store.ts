@@ -3,7 +3,7 @@ import { Task, TaskState, type ListTasksRequest, type ListTasksResponse } from '
 import { ServerCallContext, type TaskStore } from '@a2a-js/sdk/server';
 import type { Logger } from '../../logger.js';
 import { JsonFileStore } from '../../http-server/index.js';
-import { dataPart, textPart } from './a2a-parts.js';
+import { dataPart, textPart } from '../index.js';
 import { RetainedTaskStore } from './retained-task-store.js';
 import { agentMessage, TERMINAL_STATES } from './task-events.js';
 

@@ -2,7 +2,8 @@ import { TaskState, type Message, type Task } from '@a2a-js/sdk';
 import { AgentEvent, type ExecutionEventBus, type ServerCallContext } from '@a2a-js/sdk/server';
 import { toRpcError, type WireError } from '../../errors.js';
 import type { ApprovalAnswer, ApprovalPrompt, InboundPort, InboundReply } from '../../rpc/index.js';
-import { dataPart, resultParts, textOf, textPart } from './a2a-parts.js';
+import { dataPart, textOf, textPart } from '../index.js';
+import { resultParts } from './a2a-parts.js';
 import { agentMessage, resultEvent, statusEvent, STOP_STATES, TERMINAL_STATES, type TaskAddress } from './task-events.js';
 
 export interface TaskRunOptions extends TaskAddress {

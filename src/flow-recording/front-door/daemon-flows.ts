@@ -77,7 +77,7 @@ function transportOf(config: AgentConfig, transports: ReadonlyMap<string, RpcTra
     if (chosen) return chosen;
     throw new ConfigError(agent.file, agent.lineOf(['flows', 'transport']), 'flows.transport', `the agent has no ${kind} transport (it has ${[...transports.keys()].join(', ')})`);
   }
-  const usable = [...transports.values()].filter((t) => t.traits.remoteSubscribe && t.traits.fanOut !== false && t.kind !== 'http');
+  const usable = [...transports.values()].filter((t) => t.traits.remoteSubscribe && t.traits.fanOut !== false);
   const chosen = usable.find((t) => t.kind !== 'memory') ?? usable[0];
   if (chosen) return chosen;
   throw new ConfigError(agent.file, agent.lineOf(['flows', use]), `flows.${use}`, 'needs a transport that fans messages out (a broker, or memory in one process)');

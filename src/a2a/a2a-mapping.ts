@@ -1,13 +1,17 @@
 import type { AgentCard, Message, Part, Task, TaskStatus } from '@a2a-js/sdk';
-import type { AgentRpcEnvelope } from '../../src/envelope/index.js';
-import { RPC_ERROR_CODES, RpcError } from '../../src/errors.js';
-import { FLOW_HEADER } from '../../src/guard/index.js';
-import type { CapabilitiesAnswer } from '../../src/rpc/index.js';
+import type { AgentRpcEnvelope } from '../envelope/index.js';
+import { RPC_ERROR_CODES, RpcError } from '../errors.js';
+import { FLOW_HEADER } from '../guard/index.js';
+import type { CapabilitiesAnswer } from '../rpc/index.js';
 
 /**
  * How envelopes and A2A objects map onto each other (A2A protocol v1.0, the version the
- * `@a2a-js/sdk` client speaks). Pure functions: the transport moves, these translate.
+ * `@a2a-js/sdk` speaks), for both halves: the client (the `a2a` gateway) and the A2A server.
+ * Pure functions and names; the SDK is imported for its types only.
  */
+
+/** Where A2A puts an agent's card, under its base URL (A2A §8.2). */
+export const AGENT_CARD_PATH = '/.well-known/agent-card.json';
 
 /** The A2A task states by their proto names (the SDK's TaskState enum values, kept here as data). */
 export const TASK_STATES = {
@@ -79,10 +83,7 @@ export function callMetadata(envelope: AgentRpcEnvelope): CallMetadata {
 export function requestMessage(envelope: AgentRpcEnvelope): Message {
   const payload = envelope.payload;
   const text = typeof payload === 'string' ? payload : onlyMessageField(payload);
-  const part: Part =
-    text !== undefined
-      ? { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' }
-      : { content: { $case: 'data', value: payload ?? null }, metadata: undefined, filename: '', mediaType: 'application/json' };
+  const part = text !== undefined ? textPart(text) : dataPart(payload ?? null);
   return {
     messageId: envelope.messageId,
     contextId: '',
@@ -111,8 +112,16 @@ function partValue(part: Part): unknown {
   return content.value ?? null;
 }
 
-/** The text of a status message (progress and errors are shown as text). */
-export function messageText(message: Message | undefined): string | undefined {
+export function textPart(text: string): Part {
+  return { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' };
+}
+
+export function dataPart(value: unknown): Part {
+  return { content: { $case: 'data', value }, metadata: undefined, filename: '', mediaType: 'application/json' };
+}
+
+/** The text parts of a message, joined by newlines (progress and errors are shown as text); undefined when it has none. */
+export function textOf(message: Message | undefined): string | undefined {
   const texts = (message?.parts ?? []).flatMap((part) => (part.content?.$case === 'text' ? [part.content.value] : []));
   return texts.length === 0 ? undefined : texts.join('\n');
 }
@@ -133,7 +142,7 @@ export function taskResult(task: Task): unknown {
 
 /** What a progress response carries for a status update: the state and its message's text. */
 export function progressOf(status: TaskStatus | undefined): { state: string; message?: string } {
-  const text = messageText(status?.message);
+  const text = textOf(status?.message);
   return text === undefined ? { state: stateName(status) } : { state: stateName(status), message: text };
 }
 
@@ -146,7 +155,7 @@ const CODE_IN_TEXT = /\b(EAGENTRPC_[A-Z_]+)\b/;
  */
 export function taskError(url: string, taskId: string, status: TaskStatus | undefined): RpcError {
   const state = stateName(status);
-  const text = messageText(status?.message) ?? `the task ended ${state}`;
+  const text = textOf(status?.message) ?? `the task ended ${state}`;
   if (state === 'input-required' || state === 'auth-required') {
     return new RpcError('EAGENTRPC_PEER_INPUT_REQUIRED', `${url} asked for more input: ${text}`, { details: { url, taskId, state, question: text } });
   }

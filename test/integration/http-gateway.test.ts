@@ -7,7 +7,7 @@ import { AgentNode } from '../../src/rpc/agent-node.js';
 import { SecretValue } from '../../src/secrets/secret-value.js';
 import type { RemoteNode } from '../../src/remote-nodes/remote-node.js';
 import { freePort } from '../../tools/brokers/free-port.js';
-import { httpTransport } from '../../transports/http/index.js';
+import { httpGateway } from '../../src/remote-nodes/http-gateway/index.js';
 import { DaemonProcess } from '../support/daemon-process.js';
 import { until } from '../support/fleet.js';
 import { writeHttpNodeConfig } from '../support/http-node-config.js';
@@ -53,7 +53,8 @@ async function outsideCaller(token: string, port = ports.beta): Promise<AgentNod
   const node: RemoteNode = { name: 'beta-node', description: '', apiBaseUrl: `http://127.0.0.1:${port}`, authType: 'token', authToken: new SecretValue(token), skipTlsVerify: false, timeoutMs: 30_000, source: 'config' };
   const caller = new AgentNode({
     id: `outside-${randomBytes(3).toString('hex')}`,
-    transports: [httpTransport({ resolver: { list: async () => [node], get: async (name) => (name === node.name ? node : undefined) } })],
+    transports: [],
+    gateways: [httpGateway({ resolver: { list: async () => [node], get: async (name) => (name === node.name ? node : undefined) } })],
     peers: [{ id: 'agent://beta', routes: [{ kind: 'http', requestsTopic: 'beta-node' }] }],
     auth: hmacAuth({ keys: new Map([['k1', key]]), signingKeyId: 'k1' }),
   });
@@ -68,7 +69,7 @@ function betaSessions(): Array<{ status: string; messages: Array<{ content: stri
     .map((name) => JSON.parse(readFileSync(join(dir, name), 'utf8')));
 }
 
-describe('http transport between two daemons', () => {
+describe('http gateway between two daemons', () => {
   it('http - an agent calls an agent on another node; the signed answer comes back', async () => {
     const done = await askAlpha('ask: agent://beta: echo: hello beta');
     expect(done.sessionState.status).toBe('completed');

@@ -1,6 +1,6 @@
 import type { Message, SendMessageRequest, StreamResponse, Task, TaskStatus } from '@a2a-js/sdk';
-import { RpcError } from '../../src/errors.js';
-import { isFinal, progressOf, resultOf, TASK_STATES, taskError, taskResult } from './a2a-mapping.js';
+import { RpcError } from '../../errors.js';
+import { isFinal, progressOf, resultOf, TASK_STATES, taskError, taskResult } from '../a2a-mapping.js';
 import type { PeerClient } from './peer-clients.js';
 
 /** What following a task reports, in order: progress (any number), then one outcome. */

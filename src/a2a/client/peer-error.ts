@@ -1,4 +1,4 @@
-import { RpcError } from '../../src/errors.js';
+import { RpcError } from '../../errors.js';
 
 /**
  * What went wrong calling an A2A peer, as the caller's typed error: our own errors (a

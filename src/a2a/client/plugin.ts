@@ -1,14 +1,13 @@
 import { z } from 'zod';
-import type { TransportPlugin } from '../../src/transport-plugin.js';
-import { a2aTransport } from './a2a-transport.js';
-import type { A2aPeerRoute } from './peer-clients.js';
+import type { GatewayPlugin } from '../../gateway-plugin.js';
+import { a2aGateway } from './a2a-gateway.js';
 
 /** capabilities.yaml `transports.a2a`: optional; every agent can call A2A peers without it. */
 export const a2aConfigSchema = z.strictObject({
   cardTtlMs: z.int().min(0).optional().describe("How long a peer's fetched agent card is used before it is fetched again (and sooner after a failed call). Default 300,000."),
   pollIntervalMs: z.int().min(10).optional().describe("Between two polls of a task, for peers whose card does not offer streaming. Default 500."),
 });
-export type A2aTransportConfig = z.infer<typeof a2aConfigSchema>;
+export type A2aGatewayConfig = z.infer<typeof a2aConfigSchema>;
 
 /** rpc-peers.yaml `{kind: a2a, url, tokenRef?}`. */
 export const a2aRouteSchema = z.strictObject({
@@ -19,22 +18,19 @@ export const a2aRouteSchema = z.strictObject({
 });
 export type A2aRouteConfig = z.infer<typeof a2aRouteSchema>;
 
-export const a2aTransportPlugin: TransportPlugin<A2aTransportConfig, A2aRouteConfig> = {
+export const a2aGatewayPlugin: GatewayPlugin<A2aGatewayConfig, A2aRouteConfig> = {
   kind: 'a2a',
   summary: 'agents that speak the A2A protocol (v1.0), called through their agent card (outbound)',
   configSchema: a2aConfigSchema,
   routeSchema: a2aRouteSchema,
-  implicit: true,
+  addressOf: (route) => route.url,
   async create(config, context) {
-    const routes: A2aPeerRoute[] = (context.peerRoutes ?? []).filter((route) => route.kind === 'a2a').map((route) => route as unknown as A2aPeerRoute);
-    return a2aTransport({
-      routes,
+    return a2aGateway({
+      routes: context.routes,
       resolveSecret: context.resolveSecret,
       logger: context.logger,
       ...(config.cardTtlMs === undefined ? {} : { cardTtlMs: config.cardTtlMs }),
       ...(config.pollIntervalMs === undefined ? {} : { pollIntervalMs: config.pollIntervalMs }),
     });
   },
-  // The "topic" a request to an A2A peer is published to is the peer's URL.
-  requestsTopic: (route) => route.url,
 };

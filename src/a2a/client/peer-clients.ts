@@ -1,14 +1,12 @@
 import type { AgentCard } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
-import { RpcError } from '../../src/errors.js';
-import type { SecretValue } from '../../src/secrets/index.js';
-import { loadClientPackage } from '../shared/load-client-package.js';
+import { RpcError } from '../../errors.js';
+import { importOptional } from '../../optional-package.js';
+import type { SecretValue } from '../../secrets/index.js';
+import { AGENT_CARD_PATH } from '../a2a-mapping.js';
 import { isUnreachable, peerError } from './peer-error.js';
 
 type ClientModule = typeof import('@a2a-js/sdk/client');
-
-/** Where A2A puts an agent's card, under its base URL (A2A §8.2). */
-const AGENT_CARD_PATH = '/.well-known/agent-card.json';
 
 /** One A2A peer as its rpc-peers.yaml route names it. */
 export interface A2aPeerRoute {
@@ -63,7 +61,7 @@ export class PeerClients {
   }
 
   private async make(url: string): Promise<PeerClient> {
-    this.sdk ??= loadClientPackage<ClientModule>(() => import('@a2a-js/sdk/client'), 'a2a', '@a2a-js/sdk', (m) => typeof m.ClientFactory === 'function');
+    this.sdk ??= importOptional(() => import('@a2a-js/sdk/client'), 'the a2a gateway', '@a2a-js/sdk');
     const sdk = await this.sdk;
     const route = this.options.routes.get(url);
     const token = route?.tokenRef === undefined ? undefined : await this.options.resolveSecret(route.tokenRef);

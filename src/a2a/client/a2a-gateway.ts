@@ -1,19 +1,16 @@
 import type { Message } from '@a2a-js/sdk';
-import { encodeEnvelope, newMessageId, peekEnvelope, type AgentRpcEnvelope } from '../../src/envelope/index.js';
-import { RpcError } from '../../src/errors.js';
-import { silentLogger, type Logger } from '../../src/logger.js';
-import { CAPABILITIES_CAPABILITY, PING_CAPABILITY, type ResponsePayload } from '../../src/rpc/index.js';
-import type { SecretValue } from '../../src/secrets/index.js';
-import { parseReplyTo } from '../../src/transport.js';
-import type { DeliveryHandler, OutboundMessage, RpcTransport, SubscribeOptions, Subscription, TransportTraits } from '../../src/transport.js';
-import { deliverLocalReply } from '../shared/local-reply-delivery.js';
-import { TransportBase } from '../shared/transport-base.js';
-import { capabilitiesOfCard, requestMessage } from './a2a-mapping.js';
+import type { AgentRpcEnvelope } from '../../envelope/index.js';
+import { RpcError } from '../../errors.js';
+import type { Gateway, GatewayAnswer, GatewayCall, GatewayPort } from '../../gateway.js';
+import { silentLogger, type Logger } from '../../logger.js';
+import { CAPABILITIES_CAPABILITY, PING_CAPABILITY } from '../../rpc/index.js';
+import type { SecretValue } from '../../secrets/index.js';
+import { capabilitiesOfCard, requestMessage } from '../a2a-mapping.js';
 import { peerError } from './peer-error.js';
 import { PeerClients, type A2aPeerRoute, type PeerClient } from './peer-clients.js';
 import { runPeerTask } from './peer-task.js';
 
-export interface A2aTransportOptions {
+export interface A2aGatewayOptions {
   /** The A2A peers of rpc-peers.yaml (`kind: a2a` routes): their token references, by URL. */
   readonly routes?: readonly A2aPeerRoute[];
   readonly resolveSecret?: (ref: string) => Promise<SecretValue>;
@@ -23,14 +20,6 @@ export interface A2aTransportOptions {
   readonly pollIntervalMs?: number;
   readonly logger?: Logger;
 }
-
-const A2A_TRAITS: TransportTraits = {
-  redelivery: true,
-  orderedByKey: false,
-  retainsUnconsumed: false,
-  remoteSubscribe: false,
-  gateway: true,
-};
 
 /** How long a cancel waits for the peer's answer; the caller does not wait for it. */
 const CANCEL_TIMEOUT_MS = 5_000;
@@ -48,24 +37,24 @@ interface Running {
 
 /**
  * `a2a`: agents that speak the A2A protocol (v1.0, through the `@a2a-js/sdk` client), as
- * peers. A gateway, not a broker: publishing a request envelope to topic `<peer URL>`
- * sends the peer an A2A message and follows its task; status updates become progress
- * responses and the task's end the final response (or a typed error), handed to this
- * node's reply subscription like a reply from a broker. `$ping` and `$capabilities` are
+ * peers. A call to a peer routed `{kind: a2a, url}` sends the peer an A2A message and
+ * follows its task; status updates become progress answers and the task's end the final
+ * answer (or a typed error), handed back to the node. `$ping` and `$capabilities` are
  * answered from the peer's agent card. Abandoning a call, or its deadline passing, cancels
  * the task on the peer. Outbound only.
  */
-class A2aTransport extends TransportBase {
+class A2aGateway implements Gateway {
   readonly kind = 'a2a' as const;
-  readonly traits = A2A_TRAITS;
   private readonly running = new Map<string, Running>();
-  private readonly subscribers = new Map<string, DeliveryHandler>();
   private readonly peers: PeerClients;
   private readonly pollIntervalMs: number;
+  private readonly logger: Logger;
+  private port: GatewayPort | undefined;
+  private closed = false;
 
-  constructor(options: A2aTransportOptions) {
-    super(options.logger ?? silentLogger);
-    const resolveSecret = options.resolveSecret ?? (() => Promise.reject(new TypeError('a2a transport: tokenRef given but no secret resolver')));
+  constructor(options: A2aGatewayOptions) {
+    this.logger = options.logger ?? silentLogger;
+    const resolveSecret = options.resolveSecret ?? (() => Promise.reject(new TypeError('a2a gateway: tokenRef given but no secret resolver')));
     this.peers = new PeerClients({
       routes: new Map((options.routes ?? []).map((route) => [route.url, route])),
       resolveSecret,
@@ -75,34 +64,27 @@ class A2aTransport extends TransportBase {
     this.pollIntervalMs = options.pollIntervalMs ?? 500;
   }
 
-  protected async open(): Promise<void> {}
-
-  protected async shutdown(): Promise<void> {
-    for (const run of this.running.values()) this.stop(run, 'closed');
+  // No connection to open: the peers' cards are fetched on first use.
+  async open(port: GatewayPort): Promise<void> {
+    this.port = port;
   }
 
-  async publish(topic: string, message: OutboundMessage): Promise<void> {
-    this.assertOpen();
-    const envelope = peekEnvelope(message.body)?.envelope;
-    if (!envelope || envelope.kind === 'response') {
-      throw new RpcError('EAGENTRPC_PUBLISH_FAILED', 'only request and event envelopes can be sent to an A2A peer', { retriable: false, details: { topic } });
-    }
-    if (envelope.kind === 'event') return this.sendEvent(topic, envelope);
-    if (envelope.capability === PING_CAPABILITY || envelope.capability === CAPABILITIES_CAPABILITY) return void this.answerFromCard(topic, envelope);
-    this.start(topic, envelope);
+  async send(call: GatewayCall): Promise<void> {
+    if (this.closed || !this.port) throw new RpcError('EAGENTRPC_TRANSPORT_CLOSED', `a2a gateway is ${this.closed ? 'closed' : 'not open'}`);
+    const { address: url, envelope } = call;
+    if (envelope.kind === 'event') return this.sendEvent(url, envelope);
+    if (envelope.capability === PING_CAPABILITY || envelope.capability === CAPABILITIES_CAPABILITY) return void this.answerFromCard(url, envelope);
+    this.start(url, envelope);
   }
 
-  async subscribe(topic: string, handler: DeliveryHandler, _options?: SubscribeOptions): Promise<Subscription> {
-    this.assertOpen();
-    this.subscribers.set(topic, handler);
-    return this.track(topic, async () => {
-      if (this.subscribers.get(topic) === handler) this.subscribers.delete(topic);
-    });
-  }
-
-  abandon(requestMessageId: string): void {
-    const run = this.running.get(requestMessageId);
+  abandon(requestId: string): void {
+    const run = this.running.get(requestId);
     if (run) this.stop(run, 'abandoned');
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const run of this.running.values()) this.stop(run, 'closed');
   }
 
   private start(url: string, request: AgentRpcEnvelope): void {
@@ -196,30 +178,14 @@ class A2aTransport extends TransportBase {
     });
   }
 
-  /** A response envelope made here for the peer, handed to the caller's reply subscription (the inbox trusts it as this node's gateway's). */
-  private respond(request: AgentRpcEnvelope, payload: ResponsePayload): void {
-    const topic = request.replyTo === undefined ? undefined : parseReplyTo(request.replyTo)?.topic;
-    if (topic === undefined) return;
-    const response: AgentRpcEnvelope = {
-      version: 1,
-      kind: 'response',
-      messageId: newMessageId(),
-      correlationId: request.correlationId,
-      causedBy: request.messageId,
-      from: request.to,
-      to: request.from,
-      capability: request.capability,
-      payload,
-    };
-    if (request.tenantId !== undefined) response.tenantId = request.tenantId;
-    if (!deliverLocalReply(this.subscribers, topic, encodeEnvelope(response), response.messageId)) {
-      this.logger.warn({ deliveryId: response.messageId, topic }, 'A2A answer arrived after its caller stopped listening');
-    }
+  /** The answer this gateway made of what the peer said, handed back to the node for the waiting caller. */
+  private respond(request: AgentRpcEnvelope, answer: GatewayAnswer): void {
+    this.port?.answer(request, answer);
   }
 }
 
-export function a2aTransport(options: A2aTransportOptions = {}): RpcTransport {
-  return new A2aTransport(options);
+export function a2aGateway(options: A2aGatewayOptions = {}): Gateway {
+  return new A2aGateway(options);
 }
 
 /**

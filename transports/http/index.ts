@@ -1,2 +1,0 @@
-export { httpTransport, type HttpTransportOptions } from './http-transport.js';
-export { httpConfigSchema, httpRouteSchema, httpTransportPlugin, type HttpRouteConfig, type HttpTransportConfig } from './plugin.js';
