@@ -1,3 +1,4 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AgentNode } from '../../src/rpc/agent-node.js';
@@ -20,6 +21,22 @@ describe('agent-rpc serve and the operator commands, on real NATS', () => {
     const run = await runCliProcess(['call', 'agent://echo-agent', 'echo', '--payload', '{"hello":"daemon"}', '--config', configDir], env);
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ status: 'ok', response: { hello: 'daemon' } });
+  });
+
+  it('daemon - emit sends an event; the handler agent.yaml names under events runs it', async () => {
+    const run = await runCliProcess(['emit', 'agent://echo-agent', 'echo', '--payload', '{"note":"from the cli"}', '--config', configDir], env);
+    expect(run.code).toBe(0);
+    const printed = JSON.parse(run.stdout) as { status: string; correlationId: string };
+    expect(printed).toMatchObject({ status: 'ok', correlationId: expect.any(String) });
+    const written = join(env['AGENT_DATA_DIR']!, 'echo-events.jsonl');
+    await until(() => existsSync(written) && readFileSync(written, 'utf8').includes(printed.correlationId), 20_000);
+    expect(readFileSync(written, 'utf8')).toContain('{"payload":{"note":"from the cli"}');
+  });
+
+  it('daemon - emit refuses a payload that is not JSON (exit 2, nothing sent)', async () => {
+    const run = await runCliProcess(['emit', 'agent://echo-agent', 'echo', '--payload', '{oops', '--config', configDir], env);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--payload must be JSON');
   });
 
   it('daemon - $ping and $capabilities answer liveness and discovery', async () => {
