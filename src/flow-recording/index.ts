@@ -1,4 +1,4 @@
-/** Flow recording: the recorder, its store and the views the flow pages and the CLI show. */
+/** Flow recording: the recorder, its store and the views the flow pages (`front-door/`) and the CLI show. Docs: docs/observability.md. */
 export { FlowRecordStore } from './flow-record-store.js';
 export type { DisplayStatus, FlowCall } from './flow-record.js';
 export { FlowRecorder } from './flow-recorder.js';

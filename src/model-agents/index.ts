@@ -1,3 +1,4 @@
+/** Model agents: the tool loop, its tools, model clients and config; `handler-type/` serves one as a capability (`type: agent`). Docs: docs/agents.md. */
 export { defineTool, permissionDenied, type Tool, type ToolContext, type ToolParameters, type ToolResult } from './tool.js';
 export { buildAgentTools, toolPolicySchema, type AgentToolsOptions, type ToolPolicy } from './agent-tools.js';
 export { remoteAgentTool, REMOTE_AGENT } from './remote-agent-tool.js';

@@ -1,4 +1,4 @@
-/** The session API's library: sessions of remote callers, their records and routes, and the approval prompts they answer. Its front door is `front-door/`. */
+/** The session API's library: sessions of remote callers, their records and routes, and the approval prompts they answer. Its front door is `front-door/`. Docs: docs/sessions.md. */
 export { replyText } from './reply-text.js';
 export { sessionConfigSchema } from './session-config.js';
 export { SESSION_API_CALLER, SESSION_HEADER, SESSION_USER_HEADER } from './session-envelope.js';

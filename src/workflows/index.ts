@@ -1,3 +1,4 @@
+/** Workflows: DAGs of steps, their files, runs and records; `handler-type/` serves one as a capability (`type: workflow`). Docs: docs/workflows.md. */
 export { loadWorkflowFile, parseWorkflow, type LoadedWorkflow, type WorkflowLoadOptions } from './workflow-file.js';
 export {
   workflowSchema,
