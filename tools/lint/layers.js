@@ -4,9 +4,10 @@
 // imports only point down this list, folders cannot form import cycles.
 //
 // A unit is a folder (`src/rpc/`, its sub-folders included unless the map places one of them
-// itself, as `src/remote-nodes/front-door/`) or a single file (`src/errors.ts`);
-// `transports/*/` stands for each folder of transports/. Other units reach a folder through
-// its `index.ts` only.
+// itself, as `src/remote-nodes/http-gateway/`) or a single file (`src/errors.ts`). A `*` stands
+// for any one folder name: `transports/*/` is each folder of transports/, `src/*/front-door/`
+// each feature's front door, so a new plug-in in such a folder needs no row of its own. Other
+// units reach a folder through its `index.ts` only.
 
 export const LAYERS = [
   {
@@ -44,12 +45,12 @@ export const LAYERS = [
   {
     layer: 'handler types',
     why: 'what agent.yaml `handlers:` can name: each the plug-in part of its feature folder, none naming another',
-    units: [['src/module-handlers/', 'src/model-agents/handler-type/', 'src/workflows/handler-type/', 'src/remote-execution/handler-type/']],
+    units: [['src/module-handlers/', 'src/*/handler-type/']],
   },
   {
     layer: 'front doors',
     why: 'the plug-ins of the HTTP server, each in its feature’s folder: session API, remote-node routes, /execute, A2A server, flow pages',
-    units: [['src/sessions/front-door/', 'src/remote-nodes/front-door/', 'src/remote-execution/server/', 'src/a2a/server/', 'src/flow-recording/front-door/']],
+    units: [['src/*/front-door/', 'src/remote-execution/server/', 'src/a2a/server/']],
   },
   { layer: 'runtime', why: 'the daemon: agents from YAML', units: [['src/runtime/']] },
   { layer: 'cli', why: 'the agent-rpc command', units: [['src/cli/']] },
@@ -105,14 +106,24 @@ export const CHECKED = ['src/', 'transports/', 'bin/'];
 
 const ranks = new Map();
 const layers = new Map();
+/** Units with a `*`: each a pattern of folders, with its rank and layer. */
+const patterns = [];
 let rank = 0;
 for (const { layer, units } of LAYERS) for (const siblings of units) {
   for (const unit of siblings) {
-    ranks.set(unit, rank);
-    layers.set(unit, layer);
+    if (unit.includes('*')) {
+      const source = unit.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+');
+      patterns.push({ test: new RegExp(`^${source}$`), rank, layer });
+    } else {
+      ranks.set(unit, rank);
+      layers.set(unit, layer);
+    }
   }
   rank += 1;
 }
+
+const patternOf = (unit) => patterns.find((pattern) => pattern.test.test(unit));
+const placed = (folder) => ranks.has(folder) || patternOf(folder) !== undefined;
 
 /** The unit a repository-relative path (`src/rpc/inbox.ts`) belongs to, or undefined outside the map's folders. */
 export function unitOf(path) {
@@ -121,9 +132,9 @@ export function unitOf(path) {
   if (ranks.has(`${parts[0]}/`)) return `${parts[0]}/`;
   // A feature folder may place a sub-folder on a layer of its own (its plug-in above config,
   // its library below): the deepest folder the map places wins.
-  for (let depth = parts.length - 1; depth >= 3; depth -= 1) {
+  for (let depth = parts.length - 1; depth >= 2; depth -= 1) {
     const folder = `${parts.slice(0, depth).join('/')}/`;
-    if (ranks.has(folder)) return folder;
+    if (placed(folder)) return folder;
   }
   if (parts.length === 2) return path;
   return `${parts[0]}/${parts[1]}/`;
@@ -131,14 +142,12 @@ export function unitOf(path) {
 
 /** The rank of a unit (higher may import lower), or undefined for a unit the map does not place. */
 export function rankOf(unit) {
-  if (ranks.has(unit)) return ranks.get(unit);
-  if (unit.startsWith('transports/') && unit.endsWith('/')) return ranks.get('transports/*/');
-  return undefined;
+  return ranks.get(unit) ?? patternOf(unit)?.rank;
 }
 
 /** The name of a unit's layer. */
 export function layerOf(unit) {
-  return layers.get(unit) ?? layers.get('transports/*/');
+  return layers.get(unit) ?? patternOf(unit)?.layer;
 }
 
 /** The files other units may import a unit through; undefined for a folder of NO_INDEX (any of its files). */
